@@ -43,6 +43,19 @@ public class EtcdClusterExtension extends EtcdExtension {
         m.awaitHealthy(Duration.ofSeconds(30));
     }
 
+    /** Index of the current raft leader among the running members, or -1 if none is known right now. */
+    public int leaderIndex() {
+        List<EtcdProcess> all = members();
+        for (int i = 0; i < all.size(); i++) {
+            EtcdProcess m = all.get(i);
+            EtcdProcess.MemberStatus st = m.isRunning() ? m.status() : null;
+            if (st != null && st.isLeader()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /** Only members that are running right now, e.g. to build a client that avoids a dead one. */
     public List<String> runningEndpoints() {
         return members().stream().filter(EtcdProcess::isRunning).map(EtcdProcess::clientUrl).toList();

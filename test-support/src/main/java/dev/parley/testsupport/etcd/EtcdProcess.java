@@ -118,6 +118,41 @@ public final class EtcdProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * This member's raft status via etcd's JSON gateway ({@code POST /v3/maintenance/status}): its own member
+     * id and the leader's, as decimal strings; null if the member does not answer.
+     */
+    public MemberStatus status() {
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(clientUrl() + "/v3/maintenance/status"))
+                    .timeout(Duration.ofSeconds(2)).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                return null;
+            }
+            String self = jsonString(r.body(), "member_id");
+            String leader = jsonString(r.body(), "leader");
+            return self == null ? null : new MemberStatus(self, leader);
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** Raft view of one member: its id and the id of the leader it follows (null/"0" while there is none). */
+    public record MemberStatus(String memberId, String leaderId) {
+        public boolean isLeader() {
+            return memberId.equals(leaderId);
+        }
+    }
+
+    private static String jsonString(String json, String field) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + field + "\"\\s*:\\s*\"([^\"]*)\"").matcher(json);
+        return m.find() ? m.group(1) : null;
+    }
+
     /** Graceful stop (SIGTERM), waits for exit. */
     public synchronized void stop() {
         terminate(false);
