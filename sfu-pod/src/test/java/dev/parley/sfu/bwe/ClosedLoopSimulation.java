@@ -47,6 +47,8 @@ final class ClosedLoopSimulation {
     private int probeBytesSent;
     final List<Sample> samples = new ArrayList<>();
     long probesSent;
+    long audioSent;
+    long audioLost;
 
     ClosedLoopSimulation(BweConfig config, LinkEmulator link, SendPolicy policy, boolean audio) {
         this.estimator = new SendSideBandwidthEstimator(config);
@@ -73,7 +75,10 @@ final class ClosedLoopSimulation {
         estimator.setDesiredBitrate(policy.desiredBps());
         currentMediaBps = policy.mediaBps(nowMicros, estimate);
         if (audio && nowMicros % 20_000 == 0) {
-            send(AUDIO_PACKET);
+            audioSent++;
+            if (send(AUDIO_PACKET) == LinkEmulator.DROPPED) {
+                audioLost++;
+            }
         }
         mediaBudgetBits += currentMediaBps / 1000.0;
         mediaBudgetBits = Math.min(mediaBudgetBits, 8.0 * MEDIA_PACKET * 4); // pacer: no long bursts
@@ -116,7 +121,7 @@ final class ClosedLoopSimulation {
         }
     }
 
-    private void send(int size) {
+    private long send(int size) {
         int seq = sent++;
         int probeCluster = -1;
         if (activeProbe != null) {
@@ -125,6 +130,7 @@ final class ClosedLoopSimulation {
         }
         estimator.onPacketSent(seq & 0xFFFF, nowMicros, size, probeCluster);
         arrival[seq] = link.send(nowMicros, size);
+        return arrival[seq];
     }
 
     /** A transport-cc report of everything that arrived by now, with gaps before the last arrival as lost. */
