@@ -729,7 +729,7 @@ export class ParleyClient {
 
   /** Stop everything we send and receive; the admission state says why. */
   #teardown(admission, code) {
-    const text = admission === 'removed' ? describeCode('removed') : admission === 'ended' ? describeCode('meeting_ended') : describeCode('denied');
+    const text = admission === 'removed' ? describeCode(REMOVED_CODES.has(code) ? code : 'removed') : admission === 'ended' ? describeCode('meeting_ended') : describeCode('denied');
     for (const k of ['microphone', 'camera', 'screen']) { if (this.local[k]) this.local[k].enabled = false; }
     this.local.screen?.stop();
     this.media?.close();
@@ -740,8 +740,9 @@ export class ParleyClient {
     clearInterval(this.statsTimer);
     clearInterval(this.rosterTimer);
     window.removeEventListener('online', this.onNetworkChange);
-    this.store.set((s) => ({ admission, self: { ...s.self, mic: { on: false, reason: admission }, camera: { on: false, reason: admission }, screen: { on: false, reason: admission } } }));
-    if (this.state.connection !== 'closed') this.#setConnection('closed', code);
+    // One update, so listeners see the admission together with the reason code.
+    this.store.set((s) => ({ admission, connection: 'closed', connectionReason: code || admission,
+      self: { ...s.self, mic: { on: false, reason: admission }, camera: { on: false, reason: admission }, screen: { on: false, reason: admission } } }));
     this.#notice('error', code || admission, text);
   }
 

@@ -156,7 +156,7 @@ export function applyEvent(state, ev) {
           : /ended/.test(why) ? 'ended' : s.admission;
         if (admission !== s.admission) {
           s = { ...s, admission };
-          effects.push({ type: admission, reason: ev.reason || admission });
+          effects.push({ type: admission, reason: ev.banned ? 'principal_banned' : (ev.reason || admission) });
         }
         break;
       }
