@@ -342,6 +342,20 @@ test('client: a revoked microphone turns the local track off and says why; re-gr
   track.stop();
 });
 
+test('client: screen share in this browser setup, stopped when the host revokes it', async () => {
+  const c = new ParleyClient({ token: 't', fetch: async () => new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } }) });
+  c.store.set((s) => ({ admission: 'admitted', connection: 'connected', self: { ...s.self, participant_id: 'me' } }));
+  eq(await c.startScreenShare(), true, 'getDisplayMedia works (fake UI auto-picks a screen)');
+  ok(c.local.screen && c.local.screen.readyState === 'live');
+  eq(c.state.self.screen.on, true);
+  const t = c.local.screen;
+  c.handleEvent({ type: 'permission_changed', participant_id: 'me', publish: { screen: false }, participant_version: 3 }, '1.1');
+  eq(t.readyState, 'ended', 'revoked: capture stopped');
+  eq(c.state.self.screen, { on: false, reason: 'permission_revoked' });
+  eq(await c.startScreenShare(), false, 'refused while not allowed');
+  ok(c.state.notices.at(-1).code === 'permission_revoked');
+});
+
 // ------------------------------------------------------------------ slots
 
 test('slots: mid -> remote track map from either shape; free and inconsistent slots ignored', () => {
