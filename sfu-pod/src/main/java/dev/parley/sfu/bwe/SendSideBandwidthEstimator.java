@@ -161,7 +161,7 @@ public final class SendSideBandwidthEstimator {
      * transport-cc feedback has been seen (send-side estimation is better informed).
      */
     public long onRemb(long bps, long nowMicros) {
-        if (mode == EstimatorMode.TRANSPORT_CC) {
+        if (mode == EstimatorMode.TRANSPORT_CC || bps <= 0) { // a zero/negative REMB is a broken receiver
             return estimateBps;
         }
         mode = EstimatorMode.REMB;
@@ -172,8 +172,8 @@ public final class SendSideBandwidthEstimator {
 
     /** Loss from RTCP receiver reports; only used in REMB mode (transport-cc reports loss exactly). */
     public void onReceiverReportLoss(int fractionLostQ8, int packets, long nowMicros) {
-        if (mode == EstimatorMode.TRANSPORT_CC) {
-            return;
+        if (mode == EstimatorMode.TRANSPORT_CC || packets <= 0 || fractionLostQ8 < 0 || fractionLostQ8 > 255) {
+            return; // transport-cc reports loss exactly; out-of-range RR fields are ignored, not trusted
         }
         loss.onReceiverReport(fractionLostQ8, packets);
         combine(aimd.estimateBps(), nowMicros);
