@@ -20,6 +20,8 @@ export { ApiClient, SignalingClient, MediaSession, Store, CommandQueue, ParleyEr
 
 /** Final admission states: nothing more can happen in this participation. */
 const FINAL = new Set(['removed', 'denied', 'ended']);
+/** Refusal codes that mean: you were removed and may not come back. */
+const REMOVED_CODES = new Set(['removed', 'participant_removed', 'banned', 'rejoin_forbidden', 'principal_banned']);
 
 /**
  * @typedef {Object} ClientOptions
@@ -205,7 +207,7 @@ export class ParleyClient {
     } else if (st === 'failed') {
       this.sigOpen = false;
       const code = d.code || 'reconnect_timeout';
-      if (['removed', 'participant_removed', 'banned', 'rejoin_forbidden'].includes(code)) this.#teardown('removed', code);
+      if (REMOVED_CODES.has(code)) this.#teardown('removed', code);
       else if (code === 'meeting_ended' || code === 'ended') this.#teardown('ended', code);
       else if (code === 'denied' || code === 'admission_denied') this.#teardown('denied', code);
       else {
@@ -360,16 +362,26 @@ export class ParleyClient {
 
   /** Replace local knowledge with a snapshot (+ roster); returns the snapshot's cursor. */
   async resync() {
-    const [snap, roster] = await Promise.all([
-      this.api.snapshot(this.meetingId),
-      this.api.participants(this.meetingId).catch(() => null),
-    ]);
+    const [snap, roster] = await Promise.all([this.api.snapshot(this.meetingId), this.#roster().catch(() => null)]);
     const before = this.state;
     const next = applySnapshot(before, snap, roster);
     this.store.set(next);
     if (before.self.permissions.audio.allowed && !next.self.permissions.audio.allowed) this.#enforceOff('audio');
     if (FINAL.has(next.admission) && !FINAL.has(before.admission)) this.#teardown(next.admission, next.admission);
     return snap.control_cursor ?? null;
+  }
+
+  /** All roster pages (bounded: big meetings page through `next_cursor`). */
+  async #roster() {
+    const participants = [];
+    let cursor;
+    for (let page = 0; page < 20; page++) {
+      const r = await this.api.participants(this.meetingId, cursor);
+      participants.push(...(r.participants || r.items || []));
+      cursor = r.next_cursor;
+      if (!cursor) break;
+    }
+    return { participants };
   }
 
   // ------------------------------------------------------------------ local devices
@@ -655,7 +667,7 @@ export class ParleyClient {
   /** A refusal from the API: map its code onto admission state and say it. */
   #refused(e) {
     const code = e?.code || 'network';
-    const adm = ['removed', 'participant_removed', 'banned', 'rejoin_forbidden'].includes(code) ? 'removed'
+    const adm = REMOVED_CODES.has(code) ? 'removed'
       : ['meeting_ended', 'ended'].includes(code) ? 'ended'
       : ['denied', 'admission_denied'].includes(code) ? 'denied'
       : code === 'meeting_locked' || code === 'locked' ? 'locked' : null;

@@ -7,7 +7,7 @@ import { Backoff } from './backoff.js';
 import { CursorTracker } from './cursor.js';
 
 /** Server error codes after which reconnecting cannot help. */
-const FATAL = new Set(['removed', 'participant_removed', 'banned', 'rejoin_forbidden', 'meeting_ended', 'ended', 'denied', 'admission_denied', 'unauthorized', 'forbidden']);
+const FATAL = new Set(['removed', 'participant_removed', 'banned', 'rejoin_forbidden', 'principal_banned', 'unauthenticated', 'meeting_ended', 'ended', 'denied', 'admission_denied', 'unauthorized', 'forbidden']);
 
 /**
  * @typedef {Object} SignalingOptions

@@ -144,7 +144,10 @@ export function applyEvent(state, ev) {
       if (!pid) break;
       const id = String(pid);
       if (id === selfId) {
-        const admission = type === 'participant_denied' ? 'denied' : type === 'participant_removed' ? 'removed' : s.admission;
+        const why = String(ev.reason || ev.admission_state || ev.participant?.admission_state || '');
+        const admission = type === 'participant_denied' || why === 'denied' ? 'denied'
+          : type === 'participant_removed' || /removed|banned|remove_participant/.test(why) ? 'removed'
+          : /ended/.test(why) ? 'ended' : s.admission;
         if (admission !== s.admission) {
           s = { ...s, admission };
           effects.push({ type: admission, reason: ev.reason || admission });
