@@ -13,8 +13,15 @@ final class StreamClientLink implements ClientLink {
     /** The connection's allocation (RFC 8656: a TCP/TLS connection is its own 5-tuple); loop-confined. */
     dev.parley.turn.allocation.Allocation allocation;
 
+    private final InetSocketAddress remote;
+
     StreamClientLink(Channel connection) {
+        this(connection, (InetSocketAddress) connection.remoteAddress());
+    }
+
+    StreamClientLink(Channel connection, InetSocketAddress remote) {
         this.connection = connection;
+        this.remote = remote;
     }
 
     @Override
@@ -39,7 +46,7 @@ final class StreamClientLink implements ClientLink {
 
     @Override
     public InetSocketAddress remote() {
-        return (InetSocketAddress) connection.remoteAddress();
+        return remote;
     }
 
     @Override

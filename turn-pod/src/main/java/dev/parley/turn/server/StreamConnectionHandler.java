@@ -37,7 +37,7 @@ final class StreamConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
         try {
-            if (ChannelData.isChannelData(frame)) {
+            if (ChannelData.isLegacyChannelData(frame)) {
                 Allocation a = link.allocation;
                 if (a == null) {
                     metrics.droppedNoPermission.increment();

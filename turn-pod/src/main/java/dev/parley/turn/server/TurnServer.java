@@ -75,7 +75,17 @@ public final class TurnServer {
         metrics.gauges(table::size, table::permissionCount, table::channelCount, () -> draining.get() ? 1 : 0);
     }
 
+    /** Binds every listener; on any failure closes what was opened and rethrows (no half-started server). */
     public synchronized TurnServer start() throws InterruptedException {
+        try {
+            return start0();
+        } catch (InterruptedException | RuntimeException e) {
+            stop();
+            throw e;
+        }
+    }
+
+    private TurnServer start0() throws InterruptedException {
         int loops = Math.max(1, config.eventLoops());
         group = transport.group(loops);
         InetSocketAddress bind = new InetSocketAddress(config.bindAddress(), config.port());

@@ -36,7 +36,7 @@ final class UdpListenerHandler extends ChannelInboundHandlerAdapter {
         try {
             ByteBuf c = p.content();
             InetSocketAddress sender = p.sender();
-            if (ChannelData.isChannelData(c)) {
+            if (ChannelData.isLegacyChannelData(c)) {
                 Allocation a = requests.udpAllocation(sender);
                 if (a == null) {
                     metrics.droppedNoPermission.increment();
