@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * A sender, a {@link LinkEmulator} and a transport-cc receiver in simulated time (1 ms steps), closed
- * around a real {@link SendSideBandwidthEstimator}: what the sender sends depends on the estimate, what the
+ * around a real {@link SendSideBandwidthEstimator} fed through the real wire format
+ * ({@link TransportFeedbackWriter} → {@link TransportFeedbackReader}): what the sender sends depends on the estimate, what the
  * estimate becomes depends on what the link did to those packets. Deterministic for a given seed.
  */
 final class ClosedLoopSimulation {
@@ -45,6 +46,9 @@ final class ClosedLoopSimulation {
     private ProbeClusterRequest activeProbe;
     private long probeStartMicros;
     private int probeBytesSent;
+    private final byte[] wire = new byte[64 * 1024];
+    private final TransportFeedbackReader feedbackReader = new TransportFeedbackReader();
+    private int feedbackCount;
     final List<Sample> samples = new ArrayList<>();
     long probesSent;
     long audioSent;
@@ -146,12 +150,17 @@ final class ClosedLoopSimulation {
         if (last < 0) {
             return;
         }
-        estimator.onFeedbackStart(nowMicros);
-        for (int i = nextReport; i <= last; i++) {
-            boolean received = arrival[i] != LinkEmulator.DROPPED;
-            estimator.onPacketFeedback(i & 0xFFFF, received, received ? arrival[i] : 0);
+        // through the wire format, as the SFU will receive it
+        int count = last - nextReport + 1;
+        long[] arrivals = new long[count];
+        for (int i = 0; i < count; i++) {
+            long a = arrival[nextReport + i];
+            arrivals[i] = a == LinkEmulator.DROPPED ? -1 : a;
         }
-        estimator.onFeedbackEnd(nowMicros);
+        int len = TransportFeedbackWriter.write(wire, 0, 1, 2, nextReport & 0xFFFF, arrivals, count, feedbackCount++);
+        if (len < 0 || feedbackReader.read(wire, 0, len, estimator, nowMicros) != count) {
+            throw new IllegalStateException("feedback did not round-trip");
+        }
         nextReport = last + 1;
     }
 
