@@ -31,6 +31,7 @@ final class ClosedLoopSimulation {
     static final int AUDIO_PACKET = 100; // ~40 kbps with 50 packets/s
     static final long FEEDBACK_INTERVAL_MICROS = 50_000;
     static final long TICK_INTERVAL_MICROS = 25_000;
+    static final long REVERSE_DELAY_MICROS = 20_000;
 
     final SendSideBandwidthEstimator estimator;
     final LinkEmulator link;
@@ -49,6 +50,10 @@ final class ClosedLoopSimulation {
     private final byte[] wire = new byte[64 * 1024];
     private final TransportFeedbackReader feedbackReader = new TransportFeedbackReader();
     private int feedbackCount;
+    private final java.util.ArrayDeque<PendingFeedback> inFlightFeedback = new java.util.ArrayDeque<>();
+
+    private record PendingFeedback(long deliverAtMicros, byte[] bytes, int entries) {
+    }
     final List<Sample> samples = new ArrayList<>();
     long probesSent;
     long audioSent;
@@ -95,7 +100,13 @@ final class ClosedLoopSimulation {
             estimator.onTick(nowMicros);
         }
         if (nowMicros % FEEDBACK_INTERVAL_MICROS == 0) {
-            deliverFeedback();
+            generateFeedback();
+        }
+        while (!inFlightFeedback.isEmpty() && inFlightFeedback.peek().deliverAtMicros() <= nowMicros) {
+            PendingFeedback f = inFlightFeedback.poll();
+            if (feedbackReader.read(f.bytes(), 0, f.bytes().length, estimator, nowMicros) != f.entries()) {
+                throw new IllegalStateException("feedback did not round-trip");
+            }
         }
         if (nowMicros % 100_000 == 0) {
             samples.add(new Sample(nowMs(), estimator.estimateBps(), link.capacityBps(), currentMediaBps,
@@ -138,7 +149,7 @@ final class ClosedLoopSimulation {
     }
 
     /** A transport-cc report of everything that arrived by now, with gaps before the last arrival as lost. */
-    private void deliverFeedback() {
+    private void generateFeedback() {
         int last = -1;
         for (int i = nextReport; i < sent; i++) {
             if (arrival[i] != LinkEmulator.DROPPED && arrival[i] <= nowMicros) {
@@ -158,9 +169,11 @@ final class ClosedLoopSimulation {
             arrivals[i] = a == LinkEmulator.DROPPED ? -1 : a;
         }
         int len = TransportFeedbackWriter.write(wire, 0, 1, 2, nextReport & 0xFFFF, arrivals, count, feedbackCount++);
-        if (len < 0 || feedbackReader.read(wire, 0, len, estimator, nowMicros) != count) {
-            throw new IllegalStateException("feedback did not round-trip");
+        if (len < 0) {
+            throw new IllegalStateException("feedback did not fit");
         }
+        // the report travels back over an uncongested reverse path
+        inFlightFeedback.add(new PendingFeedback(nowMicros + REVERSE_DELAY_MICROS, java.util.Arrays.copyOf(wire, len), count));
         nextReport = last + 1;
     }
 
