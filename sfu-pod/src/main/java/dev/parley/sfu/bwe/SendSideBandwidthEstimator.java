@@ -140,7 +140,7 @@ public final class SendSideBandwidthEstimator implements FeedbackSink {
         BandwidthUsage usage = batchOveruse ? BandwidthUsage.OVERUSING : detector.state();
         long ackedBps = ackedBitrate();
         if (usage != BandwidthUsage.OVERUSING && batchProbeBps > aimd.estimateBps()) {
-            aimd.setEstimate(batchProbeBps, nowMicros);
+            aimd.onProbeResult(batchProbeBps, nowMicros);
             loss.onProbeResult(batchProbeBps);
         } else {
             aimd.update(usage, ackedBps, nowMicros);

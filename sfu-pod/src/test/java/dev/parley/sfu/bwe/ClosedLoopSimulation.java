@@ -44,9 +44,7 @@ final class ClosedLoopSimulation {
     private long nowMicros;
     private double mediaBudgetBits;
     private long currentMediaBps;
-    private ProbeClusterRequest activeProbe;
-    private long probeStartMicros;
-    private int probeBytesSent;
+    private final ProbePacer pacer;
     private final byte[] wire = new byte[64 * 1024];
     private final TransportFeedbackReader feedbackReader = new TransportFeedbackReader();
     private int feedbackCount;
@@ -61,6 +59,7 @@ final class ClosedLoopSimulation {
 
     ClosedLoopSimulation(BweConfig config, LinkEmulator link, SendPolicy policy, boolean audio) {
         this.estimator = new SendSideBandwidthEstimator(config);
+        this.pacer = new ProbePacer(estimator);
         this.link = link;
         this.policy = policy;
         this.audio = audio;
@@ -114,36 +113,21 @@ final class ClosedLoopSimulation {
         }
     }
 
-    /** Tops the running probe cluster up with padding; media sent meanwhile counts towards it. */
+    /** Tops the running probe cluster up with filler, the way the SFU's timer does. */
     private void sendProbe() {
-        if (activeProbe == null) {
-            activeProbe = estimator.pollProbeCluster();
-            if (activeProbe == null) {
-                return;
-            }
-            estimator.onProbeClusterStarted(activeProbe);
-            probeStartMicros = nowMicros;
-            probeBytesSent = 0;
+        boolean wasProbing = pacer.probing();
+        int due;
+        while ((due = pacer.fillerBytesDue(nowMicros + 1000)) > 0) { // bytes due by the end of this 1 ms step
+            send(Math.min(due, pacer.fillerPacketSize()) < 200 ? 200 : pacer.fillerPacketSize());
+        }
+        if (!wasProbing && pacer.probing()) {
             probesSent++;
-        }
-        int packetSize = Math.max(200, Math.min(MEDIA_PACKET, activeProbe.minBytes() / activeProbe.minPackets()));
-        int due = activeProbe.bytesDueAt(nowMicros - probeStartMicros + 1000);
-        while (probeBytesSent < due) {
-            send(packetSize);
-        }
-        if (probeBytesSent >= activeProbe.minBytes()) {
-            activeProbe = null;
         }
     }
 
     private long send(int size) {
         int seq = sent++;
-        int probeCluster = -1;
-        if (activeProbe != null) {
-            probeCluster = activeProbe.id();
-            probeBytesSent += size;
-        }
-        estimator.onPacketSent(seq & 0xFFFF, nowMicros, size, probeCluster);
+        pacer.onPacketSent(seq & 0xFFFF, nowMicros, size);
         arrival[seq] = link.send(nowMicros, size);
         return arrival[seq];
     }
