@@ -139,4 +139,20 @@ class SubscriberAllocatorTest {
         assertThat(r.desiredBps()).isEqualTo(40_000 + 150_000 + 320_000);
         assertThat(r.deficient()).isFalse();
     }
+
+    @Test
+    void unchangedInputsReuseTheDecisionWithoutRepeatingEvents() {
+        SubscriberAllocator alloc = new SubscriberAllocator();
+        List<SubscribedTrack> tracks = List.of(AUDIO, CAM);
+        AllocationResult first = alloc.allocate(0, 300_000, tracks);
+        assertThat(first.keyframes()).hasSize(1);
+        AllocationResult again = alloc.allocate(50, 300_000, tracks);
+        assertThat(again.tracks()).isEqualTo(first.tracks());
+        assertThat(again.events()).isEmpty();
+        assertThat(again.keyframes()).isEmpty();
+        assertThat(alloc.allocate(100, 300_000, tracks)).isSameAs(again);
+        // a new list (layout changed: tile hidden) is recomputed
+        AllocationResult hidden = alloc.allocate(150, 300_000, List.of(AUDIO, CAM.withTile(0, 0)));
+        assertThat(hidden.track("v1").state()).isEqualTo(TrackState.NOT_VISIBLE);
+    }
 }
