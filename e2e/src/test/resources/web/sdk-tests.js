@@ -375,6 +375,9 @@ test('slots: mid -> remote track map from either shape; free and inconsistent sl
   const d = diffSlots(m, mapSlots([{ mid: '0', participant_id: 'p1', track_id: 'p1-mic', kind: 'audio' }, { mid: '4', participant_id: 'p3', track_id: 'p3-cam', kind: 'video' }], { 0: 'audio', 4: 'video' }));
   eq(d.removed.map((r) => r.trackId).sort(), ['p1-cam', 'p2-scr']);
   eq(d.added.map((r) => r.trackId), ['p3-cam']);
+  const sfuNamed = mapSlots([{ mid: '3', participant_id: 'p7', track_id: 'p7:2', kind: 'video' }, { mid: '4', participant_id: 'p7', track_id: 'p7:1', kind: 'video' },
+    { mid: '0', participant_id: 'p7', track_id: 'p7:0', kind: 'audio' }], { 0: 'audio', 3: 'video', 4: 'video' });
+  eq([...sfuNamed.values()].map((r) => r.source), ['screen', 'camera', 'microphone'], "source from the publisher's mid in the SFU's track id");
   eq(slotsNeeded(0), { audio: 4, video: 4 });
   eq(slotsNeeded(4), { audio: 4, video: 8 });
   eq(slotsNeeded(30), { audio: 32, video: 16 }, 'video capped');
