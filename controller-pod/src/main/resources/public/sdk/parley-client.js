@@ -21,7 +21,7 @@ export { ApiClient, SignalingClient, MediaSession, Store, CommandQueue, ParleyEr
 /** Signaling error codes meaning "this media transport cannot go on": get a new generation. */
 const MEDIA_ERRORS = new Set(['media_server_unavailable', 'media_server_error', 'stale_generation', 'stale_epoch', 'sfu_unavailable', 'transport_gone', 'transport_failed', 'not_authorized']);
 /** Signaling errors that are handled by reconnecting; not worth a toast. */
-const QUIET_ERRORS = new Set(['expired', 'replayed', 'ticket_expired', 'ticket_replayed', 'owner_changed', 'owner_unavailable', 'already_joined']);
+const QUIET_ERRORS = new Set(['not_found', 'expired', 'replayed', 'ticket_expired', 'ticket_replayed', 'owner_changed', 'owner_unavailable', 'already_joined']);
 
 /** Final admission states: nothing more can happen in this participation. */
 const FINAL = new Set(['removed', 'denied', 'ended']);

@@ -237,14 +237,18 @@ class PlatformE2EIT {
         String h = host.pid();
         Object before = guestA.page().evaluate("() => ({ cursor: window.parleyApp.client.debug().cursor, gen: window.parleyApp.client.state.transportGeneration, resumes: window.parleyApp.client.debug().resumes })");
         guestA.page().evaluate("() => window.parleyApp.client.signaling.drop()");
-        awaitTrue(() -> Boolean.TRUE.equals(guestA.page().evaluate("(n) => window.parleyApp.client.debug().resumes > n && window.parleyApp.client.state.connection === 'connected'",
-            ((Map<?, ?>) before).get("resumes"))), Duration.ofSeconds(10), "A resumed");
+        try {
+            awaitTrue(() -> Boolean.TRUE.equals(guestA.page().evaluate("(n) => window.parleyApp.client.debug().resumes > n && window.parleyApp.client.state.connection === 'connected'",
+                ((Map<?, ?>) before).get("resumes"))), Duration.ofSeconds(20), "A resumed");
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "\n" + guestA.page().evaluate("() => JSON.stringify({ d: window.parleyApp.client.debug(), c: window.parleyApp.client.state.connection, r: window.parleyApp.client.state.connectionReason })"), e);
+        }
         List<Object> log = new ArrayList<>((List<?>) guestA.page().evaluate("() => window.parleyApp.client.debug().resumeLog"));
         assertThat(log).as("resume_after sent with the last applied cursor").contains(((Map<?, ?>) before).get("cursor"));
         assertThat(guestA.page().evaluate("() => window.parleyApp.client.state.transportGeneration")).as("same media generation").isEqualTo(((Map<?, ?>) before).get("gen"));
         awaitMediaFrom(guestA, List.of(h), "camera", Duration.ofSeconds(3));
         // Events still arrive after the resume: the host locks the meeting and A sees it.
-        host.page().click("[data-testid=lock-toggle]");
+        setLocked(true);
         guestA.page().waitForSelector("[data-testid=locked-badge]", new Page.WaitForSelectorOptions().setTimeout(5000));
     }
 
@@ -253,7 +257,7 @@ class PlatformE2EIT {
     void sfuKilledClientsMoveToTheOtherSfuWithANewGenerationWithinFiveSeconds() throws Exception {
         requirePlatform();
         requireStarted();
-        host.page().click("[data-testid=lock-toggle]"); // unlock again for the join measurements
+        setLocked(false); // unlocked again for the join measurements
         PodProcess victim = platform.sfuOf(meetingId);
         assertThat(victim).as("an SFU holds the meeting").isNotNull();
         long genHost = ((Number) host.page().evaluate("() => window.parleyApp.client.state.transportGeneration")).longValue();
@@ -353,6 +357,13 @@ class PlatformE2EIT {
     private void requireStarted() {
         assertThat(host).as("the meeting of step 1 exists").isNotNull();
         assertThat(guestA).isNotNull();
+    }
+
+    private void setLocked(boolean locked) {
+        if (!String.valueOf(locked).equals(host.page().getAttribute("[data-testid=lock-toggle]", "aria-pressed"))) {
+            host.page().click("[data-testid=lock-toggle]");
+        }
+        host.page().waitForSelector("[data-testid=lock-toggle][aria-pressed=" + locked + "]", new Page.WaitForSelectorOptions().setTimeout(5000));
     }
 
     private void openMenu(Person who, String pid) {
