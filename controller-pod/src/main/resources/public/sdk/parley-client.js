@@ -166,13 +166,17 @@ export class ParleyClient {
    * controller answers with the next generation (new SFU transport).
    */
   async #requestTransport({ fresh = false } = {}) {
-    if (fresh || !this.transportKey) this.transportKey = idempotencyKey('transport');
+    // An attempt is its key AND its body: resending the key with another body is a 409 by design.
+    if (fresh || !this.transportAttempt) {
+      this.transportAttempt = {
+        key: idempotencyKey('transport'),
+        body: { expected_transport_generation: this.transportExpected ?? this.state.transportGeneration, device_key_id: this.clientInstanceId },
+      };
+    }
     let r;
     try {
-      r = await this.api.createTransport(this.meetingId, this.state.self.participant_id, {
-        expected_transport_generation: this.transportExpected ?? this.state.transportGeneration,
-        device_key_id: this.clientInstanceId,
-      }, { idempotencyKey: this.transportKey });
+      r = await this.api.createTransport(this.meetingId, this.state.self.participant_id, this.transportAttempt.body,
+        { idempotencyKey: this.transportAttempt.key });
     } catch (e) {
       const current = e?.raw?.current_transport_generation;
       if (e instanceof ParleyError && (e.code === 'transport_attempt_superseded' || e.code === 'stale_transport_generation') && Number.isFinite(Number(current)) && !fresh) {
