@@ -1,0 +1,87 @@
+// Subscribe-side slot mapping (docs/internal-api.md): the subscribe peer connection is offered with a
+// number of recvonly audio/video transceivers ("slots"); the SFU answers with `slot_assignments`
+// telling which mid carries which remote participant's track. The client uses that map, not SSRCs or
+// stream ids, to put each incoming track on the right tile.
+
+/**
+ * @typedef {Object} SlotAssignment
+ * @property {string} mid
+ * @property {string|null} participant_id   null/absent = slot is free
+ * @property {string} [track_id]
+ * @property {'audio'|'video'} [kind]
+ * @property {'microphone'|'camera'|'screen'} [source]
+ */
+
+/**
+ * @typedef {Object} RemoteTrackRef
+ * @property {string} mid
+ * @property {string} participantId
+ * @property {string} trackId
+ * @property {'audio'|'video'} kind
+ * @property {'microphone'|'camera'|'screen'} source
+ */
+
+/** Default source for a kind when the server does not say. */
+function defaultSource(kind) { return kind === 'audio' ? 'microphone' : 'camera'; }
+
+/**
+ * Normalise the server's list (array, or object keyed by mid) into mid -> RemoteTrackRef.
+ * Free slots and malformed entries are left out.
+ * @param {SlotAssignment[]|Object<string, any>} assignments
+ * @param {Object<string, 'audio'|'video'>} [kindByMid] kinds of our own transceivers (the truth for kind)
+ * @returns {Map<string, RemoteTrackRef>}
+ */
+export function mapSlots(assignments, kindByMid = {}) {
+  const list = Array.isArray(assignments)
+    ? assignments
+    : Object.entries(assignments || {}).map(([mid, v]) => ({ mid, ...(v || {}) }));
+  const out = new Map();
+  for (const a of list) {
+    if (!a || a.mid === undefined || a.mid === null) continue;
+    const mid = String(a.mid);
+    if (!a.participant_id) continue;
+    const kind = kindByMid[mid] || a.kind;
+    if (kind !== 'audio' && kind !== 'video') continue;
+    if (a.kind && kindByMid[mid] && a.kind !== kindByMid[mid]) continue; // server and SDP disagree: ignore
+    out.set(mid, {
+      mid,
+      participantId: String(a.participant_id),
+      trackId: String(a.track_id || `${a.participant_id}:${a.source || defaultSource(kind)}`),
+      kind,
+      source: a.source || defaultSource(kind),
+    });
+  }
+  return out;
+}
+
+/**
+ * Differences between two maps, so the UI attaches/detaches only what changed.
+ * @param {Map<string, RemoteTrackRef>} prev @param {Map<string, RemoteTrackRef>} next
+ * @returns {{added: RemoteTrackRef[], removed: RemoteTrackRef[]}}
+ */
+export function diffSlots(prev, next) {
+  const added = [];
+  const removed = [];
+  for (const [mid, ref] of prev) {
+    const n = next.get(mid);
+    if (!n || n.trackId !== ref.trackId || n.participantId !== ref.participantId) removed.push(ref);
+  }
+  for (const [mid, ref] of next) {
+    const p = prev.get(mid);
+    if (!p || p.trackId !== ref.trackId || p.participantId !== ref.participantId) added.push(ref);
+  }
+  return { added, removed };
+}
+
+/**
+ * How many recvonly slots of each kind to offer for a roster of `remoteCount` participants:
+ * one audio and one camera per remote participant plus one video for a screen share, rounded up to a
+ * step so that a growing roster does not renegotiate on every join.
+ * @param {number} remoteCount @param {number} [step=4] @param {number} [maxVideo=16]
+ * @returns {{audio:number, video:number}}
+ */
+export function slotsNeeded(remoteCount, step = 4, maxVideo = 16) {
+  const n = Math.max(0, remoteCount);
+  const round = (x) => Math.max(step, Math.ceil(x / step) * step);
+  return { audio: round(n), video: Math.min(maxVideo, round(n + 1)) };
+}
