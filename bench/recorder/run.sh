@@ -17,7 +17,7 @@ COUNTS=${COUNTS:-"1 2 4"}
 MEDIA=${SECONDS_OF_MEDIA:-30}
 SEGMENT=${SEGMENT_SECONDS:-10}
 TILE=${TILE:-640x360}
-JAR=recorder-pod/target/recorder-pod.jar
+JAR=${JAR:-recorder-pod/target/recorder-pod.jar}
 WORK=$(mktemp -d /tmp/parley-recorder-bench.XXXXXX)
 RESULTS=${RESULTS:-$WORK/results.txt}
 PIDS=()
@@ -64,9 +64,9 @@ PIDS+=($!)
 for _ in $(seq 100); do grep -q S3_ENDPOINT "$WORK/s3proxy.log" 2>/dev/null && break; sleep 0.2; done
 S3=$(grep S3_ENDPOINT "$WORK/s3proxy.log" | cut -d= -f2)
 
-# one pre-encoded sample, published with -c copy in a loop
+# one pre-encoded sample of the full length, published with -c copy (-re and -stream_loop don't mix)
 ffmpeg -hide_banner -loglevel error -y -f lavfi -i "testsrc2=size=640x360:rate=30" -f lavfi \
-  -i "sine=frequency=440:sample_rate=48000" -t 20 -c:v libvpx -deadline realtime -cpu-used 8 -b:v 800k -g 30 \
+  -i "sine=frequency=440:sample_rate=48000" -t "$MEDIA" -c:v libvpx -deadline realtime -cpu-used 8 -b:v 800k -g 30 \
   -c:a libopus -b:a 48k "$WORK/sample.webm"
 
 echo "recorders media_s segment_s cpu_segmenting_s cpu_finalize_s ready rec_per_core_segmenting rec_per_core_with_composite" | tee "$RESULTS"
@@ -91,8 +91,9 @@ for N in $COUNTS; do
   START_CPU=0.0
   for i in $(seq "$N"); do
     read -r VP AP < "$WORK/ports-$N-$i"
-    ffmpeg -hide_banner -loglevel error -re -stream_loop -1 -i "$WORK/sample.webm" -t "$MEDIA" \
-      -map 0:v -c copy -f rtp "rtp://127.0.0.1:$VP" -map 0:a -c copy -f rtp "rtp://127.0.0.1:$AP" \
+    ffmpeg -hide_banner -loglevel error -re -i "$WORK/sample.webm" \
+      -map 0:v -c copy -f rtp -payload_type 96 "rtp://127.0.0.1:$VP" \
+      -map 0:a -c copy -f rtp -payload_type 111 "rtp://127.0.0.1:$AP" \
       > "$WORK/pub-$N-$i.log" 2>&1 &
     PUBS+=($!)
   done
