@@ -54,6 +54,7 @@ class ParleyScriptIT {
         home = Files.createTempDirectory("parley-home-");
         env.put("PARLEY_HOME", home.toString());
         env.put("PARLEY_SKIP_BUILD", "1");
+        env.put("PARLEY_UP_WAIT", "30"); // if stale pod jars exist in this worktree they start too; do not wait long
         env.put("PARLEY_PG_PORT", String.valueOf(FreePorts.tcp()));
         env.put("PARLEY_ETCD_PORT", String.valueOf(FreePorts.tcp()));
         env.put("PARLEY_ETCD_PEER_PORT", String.valueOf(FreePorts.tcp()));
