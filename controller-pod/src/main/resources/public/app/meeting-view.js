@@ -99,12 +99,12 @@ export class MeetingView {
   /** Tiles to show, main first, with the layout mode. */
   #layout(s) {
     const selfId = s.self.participant_id;
-    const tiles = [{ key: 'self:camera', pid: selfId, source: 'camera', self: true, name: (s.self.display_name || 'You') + ' (you)', role: s.self.role, micOn: s.self.mic.on }];
+    const tiles = [{ key: 'self:camera', pid: selfId, source: 'camera', self: true, name: (s.self.display_name || 'You') + ' (you)', person: s.self.display_name, role: s.self.role, micOn: s.self.mic.on }];
     const screens = [];
-    if (s.self.screen.on) screens.push({ key: 'self:screen', pid: selfId, source: 'screen', self: true, name: 'Your screen', role: s.self.role });
+    if (s.self.screen.on) screens.push({ key: 'self:screen', pid: selfId, source: 'screen', self: true, name: 'Your screen', person: s.self.display_name, role: s.self.role });
     for (const p of Object.values(s.participants)) {
       tiles.push({ key: p.participant_id + ':camera', pid: p.participant_id, source: 'camera', name: p.display_name, role: p.role, micOn: p.publish.audio && !p.muted, connection: p.connection, quality: p.quality });
-      if (p.tracks.screen && p.tracks.screen.attached) screens.push({ key: p.participant_id + ':screen', pid: p.participant_id, source: 'screen', name: `${p.display_name}'s screen`, role: p.role });
+      if (p.tracks.screen && p.tracks.screen.attached) screens.push({ key: p.participant_id + ':screen', pid: p.participant_id, source: 'screen', name: `${p.display_name}'s screen`, person: p.display_name, role: p.role });
     }
     if (screens.length) return { mode: 'screen', main: [screens[0]], rest: [...screens.slice(1), ...tiles] };
     const pinned = this.ui.pinned && tiles.find((t) => t.key === this.ui.pinned);
@@ -160,7 +160,7 @@ export class MeetingView {
     if (tile.stream !== stream) { tile.stream = stream; tile.video.srcObject = stream; if (stream) tile.video.play().catch(() => {}); }
     tile.video.hidden = !hasVideo;
     tile.avatar.hidden = hasVideo;
-    tile.avatar.textContent = initials(t.name);
+    tile.avatar.textContent = initials(t.person || t.name);
     tile.el.classList.toggle('speaking', !!t.pid && s.activeSpeakers.includes(t.pid) && !t.self);
     tile.el.classList.toggle('screen', t.source === 'screen');
     tile.el.classList.toggle('reconnecting', t.connection === 'reconnecting');

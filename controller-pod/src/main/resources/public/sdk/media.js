@@ -86,7 +86,7 @@ export class MediaSession {
   /** Route a signaling message that concerns media. @returns {boolean} handled */
   handleMessage(msg) {
     if (msg.type === 'answer') { this.#onAnswer(msg); return true; }
-    if (msg.type === 'slot_assignments' || (msg.type === 'event' && msg.event?.type === 'slot_assignments')) {
+    if (msg.type === 'subscribed' || msg.type === 'slot_assignments' || (msg.type === 'event' && msg.event?.type === 'slot_assignments')) {
       this.applySlotAssignments(msg.slot_assignments ?? msg.event?.slot_assignments ?? msg.assignments);
       return true;
     }
@@ -126,6 +126,24 @@ export class MediaSession {
       const t = this.sub.getTransceivers().find((x) => x.mid === a.mid);
       if (t) this.o.onRemoteTrack(a, t.receiver.track);
     }
+  }
+
+  /** Any answer we are waiting for fails (the server refused an offer): negotiation errors surface. */
+  failPending(code) {
+    for (const [kind, p] of this.pendingAnswers) { clearTimeout(p.timer); p.reject(new Error(code)); this.pendingAnswers.delete(kind); }
+  }
+
+  /** Re-offer the subscribe side (same ICE) so the SFU's answer carries fresh slot assignments. */
+  async refreshSubscriptions(remoteCount) {
+    if (!this.sub || this.closed) return true;
+    if (this.pendingAnswers.has('subscribe')) return false; // caller tries again shortly
+    const need = slotsNeeded(remoteCount);
+    const have = { audio: 0, video: 0 };
+    for (const t of this.sub.getTransceivers()) have[t.receiver.track.kind]++;
+    for (let i = have.audio; i < need.audio; i++) this.sub.addTransceiver('audio', { direction: 'recvonly' });
+    for (let i = have.video; i < need.video; i++) this.sub.addTransceiver('video', { direction: 'recvonly' });
+    await this.#negotiate('subscribe');
+    return true;
   }
 
   /** Offer more recvonly slots when the roster outgrew them (same transport, same ICE). */

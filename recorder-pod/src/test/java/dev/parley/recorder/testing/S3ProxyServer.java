@@ -11,8 +11,8 @@ import org.jclouds.ContextBuilder;
 import org.jclouds.blobstore.BlobStoreContext;
 
 /**
- * A real s3proxy (in-process, filesystem-backed) on a loopback port. Stop and start again on the same port
- * to simulate an object-storage outage; objects survive because they live in {@code dir}.
+ * A real s3proxy (in-process, in-memory jclouds store) on a loopback port. Stop and start again on the same
+ * port to simulate an object-storage outage (connections refused); objects survive the outage.
  * Replace with test-support's {@code dev.parley.testsupport.s3} fixture once that lands on main.
  */
 public final class S3ProxyServer implements AutoCloseable {
@@ -34,9 +34,13 @@ public final class S3ProxyServer implements AutoCloseable {
         if (proxy != null) {
             return;
         }
-        Properties props = new Properties();
-        props.setProperty("jclouds.filesystem.basedir", dir.toString());
-        context = ContextBuilder.newBuilder("filesystem-nio2").credentials("identity", "credential").overrides(props).build(BlobStoreContext.class);
+        if (context == null) {
+            // in-memory store, kept across stop()/start() so objects survive a simulated outage
+            Properties props = new Properties();
+            props.setProperty("jclouds.filesystem.basedir", dir.toString());
+            context = ContextBuilder.newBuilder("transient-nio2").credentials("identity", "credential")
+                    .overrides(props).build(BlobStoreContext.class);
+        }
         proxy = S3Proxy.builder()
                 .blobStore(context.getBlobStore())
                 .endpoint(URI.create("http://127.0.0.1:" + port))
@@ -58,9 +62,7 @@ public final class S3ProxyServer implements AutoCloseable {
             return;
         }
         proxy.stop();
-        context.close();
         proxy = null;
-        context = null;
     }
 
     public URI endpoint() {
@@ -74,6 +76,10 @@ public final class S3ProxyServer implements AutoCloseable {
     @Override
     public void close() throws Exception {
         stop();
+        if (context != null) {
+            context.close();
+            context = null;
+        }
     }
 
     static int freePort() throws IOException {

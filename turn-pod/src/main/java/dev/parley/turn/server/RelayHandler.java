@@ -1,0 +1,44 @@
+package dev.parley.turn.server;
+
+import dev.parley.turn.allocation.Allocation;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.DatagramPacket;
+
+/** The relay socket of one allocation: datagrams from peers, relayed to the client, flushed once per read burst. */
+final class RelayHandler extends ChannelInboundHandlerAdapter {
+    private final Allocation allocation;
+    private final RelayPath relayPath;
+    private final RelayPath.Scratch scratch = new RelayPath.Scratch();
+    private boolean wrote;
+
+    RelayHandler(Allocation allocation, RelayPath relayPath) {
+        this.allocation = allocation;
+        this.relayPath = relayPath;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        DatagramPacket p = (DatagramPacket) msg;
+        try {
+            if (!allocation.closed()) {
+                wrote |= relayPath.peerPacket(allocation, p, scratch);
+            }
+        } finally {
+            p.release();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (wrote) {
+            wrote = false;
+            allocation.client().flush();
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // ICMP port unreachable from a peer and similar: not fatal for the allocation
+    }
+}
