@@ -35,11 +35,39 @@ public class InternalController {
     private final InternalAuth auth;
     private final SessionHub sessions;
     private final com.nimbusds.jose.jwk.ECKey ticketKey;
+    private final dev.parley.controller.db.Db db;
 
-    public InternalController(ParleyConfig cfg, SessionHub sessions, com.nimbusds.jose.jwk.ECKey ticketKey) {
+    public InternalController(ParleyConfig cfg, SessionHub sessions, com.nimbusds.jose.jwk.ECKey ticketKey,
+                              dev.parley.controller.db.Db db) {
         this.auth = cfg.internalSecret() == null ? null : new InternalAuth(cfg.internalSecret());
         this.sessions = sessions;
         this.ticketKey = ticketKey;
+        this.db = db;
+    }
+
+    /** Dead-lettered outbox events (visible for operators; redrive by clearing dead_lettered_at). */
+    @Get("/outbox/dead-letters")
+    public HttpResponse<String> deadLetters(@Nullable @Header("Authorization") String authorization) {
+        check(authorization);
+        ObjectNode out = JsonBody.obj();
+        var items = out.putArray("dead_letters");
+        db.readSnapshot(c -> {
+            try (var ps = c.prepareStatement("SELECT event_id, meeting_id, event_type, attempts, last_error, dead_lettered_at "
+                    + "FROM outbox_events WHERE dead_lettered_at IS NOT NULL ORDER BY dead_lettered_at LIMIT 500");
+                 var rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ObjectNode o = items.addObject();
+                    o.put("event_id", rs.getString(1));
+                    o.put("meeting_id", rs.getString(2));
+                    o.put("event_type", rs.getString(3));
+                    o.put("attempts", rs.getInt(4));
+                    o.put("last_error", rs.getString(5));
+                    o.put("dead_lettered_at", rs.getTimestamp(6).toInstant().toString());
+                }
+            }
+            return null;
+        });
+        return Responses.json(200, out);
     }
 
     private void check(String header) {

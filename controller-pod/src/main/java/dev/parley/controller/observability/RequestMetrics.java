@@ -10,17 +10,26 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /** {@code request_latency} per operation (p50/p95/p99) and {@code duplicate_event_rate} (replayed requests). */
+@io.micronaut.context.annotation.Context
 @Singleton
 public class RequestMetrics {
     private final MeterRegistry meters;
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
     private final Counter duplicates;
+    private final Timer joinToMediaReady;
 
     public RequestMetrics(MeterRegistry meters) {
         this.meters = meters;
         this.duplicates = Counter.builder("duplicate_event_rate")
                 .description("requests answered from an idempotency record instead of being executed again")
                 .register(meters);
+        this.joinToMediaReady = Timer.builder("join_to_media_ready_ms")
+                .description("admission until the SFU answered the first offer of the participant")
+                .publishPercentiles(0.5, 0.95, 0.99).register(meters);
+    }
+
+    public Timer joinToMediaReady() {
+        return joinToMediaReady;
     }
 
     public <T> T time(String operation, Supplier<T> work) {

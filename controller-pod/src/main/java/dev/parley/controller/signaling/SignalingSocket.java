@@ -25,7 +25,6 @@ import dev.parley.platform.ticket.ConnectTicketClaims;
 import dev.parley.platform.ticket.TicketRejectedException;
 import dev.parley.platform.ticket.TicketSigner;
 import dev.parley.platform.ticket.TicketVerifier;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micronaut.security.annotation.Secured;
 import io.micronaut.security.rules.SecurityRule;
@@ -86,7 +85,8 @@ public class SignalingSocket {
 
     public SignalingSocket(SessionRegistry registry, TicketVerifier verifier, TicketSigner signer, Ownership ownership,
                            Db db, GrantService grants, SfuClient sfus, SfuSelector selector,
-                           ParticipantService participants, ParleyConfig cfg, MeterRegistry meters) {
+                           ParticipantService participants, ParleyConfig cfg,
+                           dev.parley.controller.observability.RequestMetrics metrics) {
         this.registry = registry;
         this.verifier = verifier;
         this.signer = signer;
@@ -97,9 +97,7 @@ public class SignalingSocket {
         this.selector = selector;
         this.participants = participants;
         this.cfg = cfg;
-        this.joinToMediaReady = Timer.builder("join_to_media_ready_ms")
-                .description("admission until the SFU answered the first offer of the participant")
-                .publishPercentiles(0.5, 0.95, 0.99).register(meters);
+        this.joinToMediaReady = metrics.joinToMediaReady();
         timers.scheduleWithFixedDelay(this::sweep, 5, 5, TimeUnit.SECONDS);
     }
 
