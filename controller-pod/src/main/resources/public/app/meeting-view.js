@@ -99,12 +99,12 @@ export class MeetingView {
   /** Tiles to show, main first, with the layout mode. */
   #layout(s) {
     const selfId = s.self.participant_id;
-    const tiles = [{ key: 'self:camera', pid: selfId, source: 'camera', self: true, name: (s.self.display_name || 'You') + ' (you)', role: s.self.role, micOn: s.self.mic.on }];
+    const tiles = [{ key: 'self:camera', pid: selfId, source: 'camera', self: true, name: (s.self.display_name || 'You') + ' (you)', person: s.self.display_name, role: s.self.role, micOn: s.self.mic.on }];
     const screens = [];
-    if (s.self.screen.on) screens.push({ key: 'self:screen', pid: selfId, source: 'screen', self: true, name: 'Your screen', role: s.self.role });
+    if (s.self.screen.on) screens.push({ key: 'self:screen', pid: selfId, source: 'screen', self: true, name: 'Your screen', person: s.self.display_name, role: s.self.role });
     for (const p of Object.values(s.participants)) {
       tiles.push({ key: p.participant_id + ':camera', pid: p.participant_id, source: 'camera', name: p.display_name, role: p.role, micOn: p.publish.audio && !p.muted, connection: p.connection, quality: p.quality });
-      if (p.tracks.screen && p.tracks.screen.attached) screens.push({ key: p.participant_id + ':screen', pid: p.participant_id, source: 'screen', name: `${p.display_name}'s screen`, role: p.role });
+      if (p.tracks.screen && p.tracks.screen.attached) screens.push({ key: p.participant_id + ':screen', pid: p.participant_id, source: 'screen', name: `${p.display_name}'s screen`, person: p.display_name, role: p.role });
     }
     if (screens.length) return { mode: 'screen', main: [screens[0]], rest: [...screens.slice(1), ...tiles] };
     const pinned = this.ui.pinned && tiles.find((t) => t.key === this.ui.pinned);
@@ -156,11 +156,23 @@ export class MeetingView {
       this.tiles.set(t.key, tile);
     }
     const stream = t.self ? this.deps.localStream(t.source) : this.deps.remoteStream(t.pid, t.source);
-    const hasVideo = !!stream && stream.getVideoTracks().some((x) => x.readyState === 'live') && (t.self ? (t.source === 'screen' || s.self.camera.on) : true);
-    if (tile.stream !== stream) { tile.stream = stream; tile.video.srcObject = stream; if (stream) tile.video.play().catch(() => {}); }
+    // A remote track is "muted" while no media arrives (camera off, stream not started): show the avatar.
+    const hasVideo = !!stream && stream.getVideoTracks().some((x) => x.readyState === 'live' && (t.self || !x.muted))
+      && (t.self ? (t.source === 'screen' || s.self.camera.on) : true);
+    if (tile.stream !== stream) {
+      tile.stream = stream;
+      tile.video.srcObject = stream;
+      if (stream) {
+        tile.video.play().catch(() => {});
+        for (const tr of stream.getVideoTracks()) {
+          tr.addEventListener('mute', () => this.#tile(t, this.state));
+          tr.addEventListener('unmute', () => this.#tile(t, this.state));
+        }
+      }
+    }
     tile.video.hidden = !hasVideo;
     tile.avatar.hidden = hasVideo;
-    tile.avatar.textContent = initials(t.name);
+    tile.avatar.textContent = initials(t.person || t.name);
     tile.el.classList.toggle('speaking', !!t.pid && s.activeSpeakers.includes(t.pid) && !t.self);
     tile.el.classList.toggle('screen', t.source === 'screen');
     tile.el.classList.toggle('reconnecting', t.connection === 'reconnecting');

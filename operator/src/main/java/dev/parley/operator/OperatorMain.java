@@ -29,6 +29,9 @@ public final class OperatorMain {
         ParleyOperator op = new ParleyOperator(client, config, registry, registry, registry,
                 new HttpDrainSignal(config.internalSecret()), Instant::now, o -> { });
         op.operator().installShutdownHook(Duration.ofSeconds(30));
+        HealthServer health = HealthServer.start(System.getenv().getOrDefault("PARLEY_BIND_ADDRESS", "0.0.0.0"),
+                Integer.parseInt(System.getenv().getOrDefault("PARLEY_HEALTH_PORT", "8080")));
         op.start();
+        health.ready();
     }
 }

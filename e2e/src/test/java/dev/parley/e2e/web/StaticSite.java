@@ -1,12 +1,10 @@
 package dev.parley.e2e.web;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.parley.testsupport.web.StaticServer;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,12 +13,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Serves the web client (controller-pod's {@code public/}) and the in-page test files on
- * http://localhost:PORT (loopback only; getUserMedia needs a secure context, which localhost is).
+ * Serves the web client (controller-pod's {@code public/}) and, under {@code /__test__/}, the in-page test
+ * files on http://localhost:PORT, using test-support's {@link StaticServer} (loopback only; getUserMedia
+ * needs a secure context, which localhost is).
  *
  * <p>Besides files it has two small HTTP endpoints the SDK's REST client is tested against with a
  * real {@code fetch}: {@code /v1/test/flaky/{id}?fail=N} answers 503 problem+json N times and then 201,
@@ -28,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * answers that problem and counts the calls.
  */
 final class StaticSite implements AutoCloseable {
-    private final HttpServer server;
+    private final StaticServer server;
     private final Path publicDir;
     private final Path testDir;
     private final Map<String, List<String>> keysById = new ConcurrentHashMap<>();
@@ -37,10 +35,13 @@ final class StaticSite implements AutoCloseable {
     StaticSite() throws IOException {
         this.publicDir = publicDir();
         this.testDir = testResources().resolve("web");
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.setExecutor(Executors.newFixedThreadPool(4));
-        server.createContext("/", this::handle);
-        server.start();
+        server = StaticServer.ofDirectory(publicDir)
+            .handle("/__test__/", this::testFile)
+            .handle("/v1/test/", ex -> {
+                try (ex) {
+                    testEndpoint(ex, ex.getRequestURI().getPath().substring("/v1/test/".length()));
+                }
+            });
     }
 
     /** The web client sources: controller-pod/src/main/resources/public (system property overrides). */
@@ -75,27 +76,14 @@ final class StaticSite implements AutoCloseable {
 
     /** Base URL with "localhost" (a secure context for getUserMedia). */
     String url() {
-        return "http://localhost:" + server.getAddress().getPort();
+        return "http://localhost:" + server.port();
     }
 
-    private void handle(HttpExchange ex) throws IOException {
+    private void testFile(HttpExchange ex) throws IOException {
         try (ex) {
-            String path = ex.getRequestURI().getPath();
-            if (path.startsWith("/v1/test/")) {
-                testEndpoint(ex, path.substring("/v1/test/".length()));
-                return;
-            }
-            Path base = publicDir;
-            String rel = path;
-            if (path.startsWith("/__test__/")) {
-                base = testDir;
-                rel = path.substring("/__test__".length());
-            }
-            if (rel.endsWith("/")) {
-                rel += "index.html";
-            }
-            Path file = base.resolve(rel.substring(1)).normalize();
-            if (!file.startsWith(base) || !Files.isRegularFile(file)) {
+            String rel = ex.getRequestURI().getPath().substring("/__test__/".length());
+            Path file = testDir.resolve(rel).normalize();
+            if (!file.startsWith(testDir) || !Files.isRegularFile(file)) {
                 send(ex, 404, "text/plain", "not found");
                 return;
             }
@@ -178,6 +166,6 @@ final class StaticSite implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(0);
+        server.close();
     }
 }

@@ -18,4 +18,5 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Ready", jsonPath = ".status.conditions[?(@.type==\"Ready\")].status", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class MediaRegion extends CustomResource<MediaRegionSpec, MediaRegionStatus> implements Namespaced {
+    private static final long serialVersionUID = 1L;
 }

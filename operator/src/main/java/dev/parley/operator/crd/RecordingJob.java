@@ -17,4 +17,5 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Categories("parley")
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class RecordingJob extends CustomResource<RecordingJobSpec, RecordingJobStatus> implements Namespaced {
+    private static final long serialVersionUID = 1L;
 }

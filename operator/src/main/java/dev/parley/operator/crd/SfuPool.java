@@ -20,4 +20,5 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Load", jsonPath = ".status.averageLoad", type = AdditionalPrinterColumn.Type.NUMBER)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class SfuPool extends CustomResource<SfuPoolSpec, SfuPoolStatus> implements Namespaced {
+    private static final long serialVersionUID = 1L;
 }

@@ -11,7 +11,8 @@ import java.util.Locale;
  * differ only in the policy and in how a pod's load is computed, and each keeps its own memory, so the two
  * never influence each other.
  *
- * <p>Rules: the target moves up when the average load of registered ACTIVE pods stayed above
+ * <p>Rules: the target moves up when the average load over serving pods (registered ACTIVE pods' load,
+ * starting pods counted as idle) stayed above
  * {@code upThreshold} for the up-stabilization window and the up-cooldown passed; it moves down when the
  * average stayed below {@code downThreshold} for the (longer) down-stabilization window and the down-cooldown
  * passed since any scaling. The new size aims at {@code targetLoad} per pod, limited by the step sizes and
@@ -28,7 +29,9 @@ public final class Autoscaler {
                                 AutoscalerMemory m, Instant now) {
         int previous = m.target() == null ? p.clamp(servingPods) : m.target();
         double total = loads.stream().mapToDouble(Double::doubleValue).sum();
-        double avg = loads.isEmpty() ? 0 : total / loads.size();
+        // Pods that are starting (serving but not yet registered) count as capacity with no load, so one burst
+        // of load is not answered again and again while the new pods come up.
+        double avg = loads.isEmpty() ? 0 : total / Math.max(loads.size(), servingPods);
 
         if (p.mode() == AutoscalingMode.External) {
             int want = p.clamp(externalReplicas == null ? p.min() : externalReplicas);

@@ -78,7 +78,7 @@ public final class OperatorHarness implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws java.io.IOException {
         operator.close();
         client.close();
         server.destroy();

@@ -21,9 +21,11 @@ import java.util.Map;
  * Spatial changes and resumes emit {@link KeyframeNeed}s (a decoder cannot start mid-stream on a new
  * simulcast encoding); temporal changes need none.
  *
- * <p>One instance per subscriber, driven from that subscriber's event loop. Call it when the estimate moved
- * by more than a few percent, when the subscription or layout changed, or when layer bitrates changed; it
- * allocates a few small objects per run, so it is not meant for every packet.
+ * <p>One instance per subscriber, driven from that subscriber's event loop. Calling it on every feedback is
+ * fine: when the budget is unchanged and the SFU passes the same (immutable) track list instance as last
+ * time, it returns the previous decision without recomputing (the budget only moves on a decrease or after
+ * a hold, so this is the common case). Pass a new list whenever the subscription, layout, speaker ranks or
+ * layer bitrates changed. A full run allocates a few small objects; it is not meant for every packet.
  */
 public final class SubscriberAllocator {
 
@@ -32,6 +34,8 @@ public final class SubscriberAllocator {
 
     private final BudgetHysteresis budget;
     private Map<String, TrackAllocation> previous = new HashMap<>();
+    private List<SubscribedTrack> lastTracks;
+    private AllocationResult lastUnchanged;
 
     public SubscriberAllocator(long stepUpHoldMs) {
         this.budget = new BudgetHysteresis(stepUpHoldMs);
@@ -43,6 +47,18 @@ public final class SubscriberAllocator {
 
     public AllocationResult allocate(long nowMs, long estimateBps, List<SubscribedTrack> subscribed) {
         long budgetBps = budget.update(estimateBps, nowMs);
+        if (subscribed == lastTracks && lastUnchanged != null && lastUnchanged.budgetBps() == budgetBps) {
+            return lastUnchanged;
+        }
+        AllocationResult result = compute(budgetBps, subscribed);
+        lastTracks = subscribed;
+        lastUnchanged = result.events().isEmpty() && result.keyframes().isEmpty() ? result
+                : new AllocationResult(result.tracks(), result.budgetBps(), result.allocatedBps(),
+                        result.desiredBps(), List.of(), List.of());
+        return result;
+    }
+
+    private AllocationResult compute(long budgetBps, List<SubscribedTrack> subscribed) {
         List<SubscribedTrack> ordered = new ArrayList<>(subscribed);
         ordered.sort(TrackPriority.ORDER);
 
@@ -97,6 +113,7 @@ public final class SubscriberAllocator {
     /** Forget a track the subscriber no longer receives (so a later re-subscribe starts fresh). */
     public void forget(String trackId) {
         previous.remove(trackId);
+        lastUnchanged = null;
     }
 
     private AllocationResult diff(List<SubscribedTrack> ordered, VideoLayer[] wanted, VideoLayer[] chosen,

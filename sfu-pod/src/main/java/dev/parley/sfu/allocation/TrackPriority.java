@@ -10,12 +10,27 @@ import java.util.Comparator;
  */
 final class TrackPriority {
 
-    static final Comparator<SubscribedTrack> ORDER = Comparator
-            .comparingInt((SubscribedTrack t) -> t.kind().ordinal())
-            .thenComparing(t -> !t.pinned())
-            .thenComparingInt(t -> t.speakerRank() < 0 ? Integer.MAX_VALUE : t.speakerRank())
-            .thenComparingLong(t -> -(long) t.tileWidth() * t.tileHeight())
-            .thenComparing(SubscribedTrack::trackId);
+    static final Comparator<SubscribedTrack> ORDER = TrackPriority::compare;
+
+    private static int compare(SubscribedTrack a, SubscribedTrack b) {
+        int c = Integer.compare(a.kind().ordinal(), b.kind().ordinal());
+        if (c != 0) {
+            return c;
+        }
+        if (a.pinned() != b.pinned()) {
+            return a.pinned() ? -1 : 1;
+        }
+        c = Integer.compare(rank(a), rank(b));
+        if (c != 0) {
+            return c;
+        }
+        c = Long.compare((long) b.tileWidth() * b.tileHeight(), (long) a.tileWidth() * a.tileHeight());
+        return c != 0 ? c : a.trackId().compareTo(b.trackId());
+    }
+
+    private static int rank(SubscribedTrack t) {
+        return t.speakerRank() < 0 ? Integer.MAX_VALUE : t.speakerRank();
+    }
 
     private TrackPriority() {
     }

@@ -1,13 +1,11 @@
 package dev.parley.testsupport.etcd;
 
+import dev.parley.testsupport.fs.Directories;
 import dev.parley.testsupport.net.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -115,29 +113,6 @@ public final class EtcdCluster implements AutoCloseable {
     @Override
     public void close() {
         members.forEach(EtcdProcess::close);
-        deleteTree(root);
-    }
-
-    static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.delete(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-                    Files.delete(dir);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (IOException e) {
-            // temp files: leaving some behind is not worth failing a test for
-        }
+        Directories.deleteTree(root);
     }
 }

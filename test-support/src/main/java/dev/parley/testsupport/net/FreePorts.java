@@ -63,7 +63,9 @@ public final class FreePorts {
         for (int attempt = 0; attempt < 50; attempt++) {
             int port = tcp();
             try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(LOOPBACK, port))) {
-                return port;
+                if (socket.getLocalPort() == port) {
+                    return port;
+                }
             } catch (IOException e) {
                 // UDP side taken: try another
             }
