@@ -121,6 +121,7 @@ public final class TurnServer {
             loop.scheduleWithFixedDelay(() -> metrics.allocationsExpired.add(table.sweep(loop, clock.getAsLong())),
                     1, 1, TimeUnit.SECONDS);
         }
+        eventLoops.get(0).scheduleWithFixedDelay(() -> table.sweepReservations(clock.getAsLong()), 1, 1, TimeUnit.SECONDS);
         LOG.info("TURN listening on {} udp/tcp ({} UDP sockets, {}){}", bind, udpSockets,
                 transport.epoll ? "epoll" : "nio", tlsPort > 0 ? ", tls " + tlsPort : "");
         return this;
