@@ -273,6 +273,37 @@ test('reducer: roster, waiting room, tracks, speakers, recording, lock, removal 
   eq(applyEvent(withSelf(), { type: 'something_new' }).effects, [], 'unknown events are ignored');
 });
 
+test('reducer: controller event shapes (command_committed with its type overwritten, mute_all, lock false, volatile hints)', () => {
+  let s = withSelf({ participants: { p1: { participant_id: 'p1', display_name: 'P', role: 'attendee', version: 1, publish: { audio: true, video: true, screen: false }, tracks: {}, connection: 'connected' } } });
+  let r = applyEvent(s, { type: 'set_publish', event_id: 'e', command_id: 'c9', media_enforcement: 'pending', participant_id: 'p1' });
+  eq(r.state.commands.c9, { type: 'set_publish', participant_id: 'p1', state: 'committed', media_enforcement: 'pending' });
+  r = applyEvent(r.state, { type: 'command_applied', command_id: 'c9', media_enforcement: 'applied' });
+  eq(r.state.commands.c9.state, 'applied');
+  r = applyEvent(r.state, { type: 'mute_all', allow_self_unmute: true });
+  eq(r.effects, [{ type: 'mute_all', allowSelfUnmute: true }], 'attendees mute locally');
+  const host = applyEvent({ ...r.state, self: { ...r.state.self, role: 'host' } }, { type: 'mute_all', allow_self_unmute: false });
+  eq(host.effects, [], 'moderators are not muted by mute_all');
+  r = applyEvent(r.state, { type: 'meeting_locked', locked: true });
+  eq(r.state.meeting.locked, true);
+  r = applyEvent(r.state, { type: 'meeting_locked', locked: false });
+  eq(r.state.meeting.locked, false, 'unlock arrives as meeting_locked {locked:false}');
+  r = applyEvent(r.state, { type: 'participant_reconnecting', detail: 'p1', volatile: true });
+  eq(r.state.participants.p1.connection, 'reconnecting');
+  r = applyEvent(r.state, { type: 'transport_connected', detail: 'p1', volatile: true });
+  eq(r.state.participants.p1.connection, 'connected');
+  r = applyEvent(r.state, { type: 'active_speakers', detail: 'p1', volatile: true });
+  eq(r.state.activeSpeakers, ['p1']);
+  r = applyEvent(r.state, { type: 'role_changed', participant_id: 'p1', role: 'cohost', participant_version: 2, publish: { audio: true, video: true, screen: true } });
+  eq(r.state.participants.p1.role, 'cohost');
+  eq(r.state.participants.p1.publish.screen, true);
+  r = applyEvent(r.state, { type: 'recording_state', recording_job_id: 'j1', state: 'requested' });
+  eq(r.state.recording, { state: 'requested', job_id: 'j1' });
+  r = applyEvent(r.state, { type: 'recording_state', recording_job_id: 'j1', stop_requested: true });
+  eq(r.state.recording.state, 'finalizing');
+  const d = applyEvent({ ...withSelf(), admission: 'waiting' }, { type: 'participant_denied', participant_id: 'me', admission_state: 'removed' });
+  eq(d.state.admission, 'denied', 'a denial is not shown as a removal');
+});
+
 test('reducer: snapshot replaces roster and permissions', () => {
   let s = withSelf({ participants: { old: { participant_id: 'old', version: 1, publish: {}, tracks: {} } } });
   s = applySnapshot(s, { meeting_status: 'live', control_cursor: '12.1842', self: { admission_state: 'admitted', participant_version: 5, audio_publish_allowed: false } },
@@ -311,6 +342,20 @@ test('client: a revoked microphone turns the local track off and says why; re-gr
   track.stop();
 });
 
+test('client: screen share in this browser setup, stopped when the host revokes it', async () => {
+  const c = new ParleyClient({ token: 't', fetch: async () => new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } }) });
+  c.store.set((s) => ({ admission: 'admitted', connection: 'connected', self: { ...s.self, participant_id: 'me' } }));
+  eq(await c.startScreenShare(), true, 'getDisplayMedia works (fake UI auto-picks a screen)');
+  ok(c.local.screen && c.local.screen.readyState === 'live');
+  eq(c.state.self.screen.on, true);
+  const t = c.local.screen;
+  c.handleEvent({ type: 'permission_changed', participant_id: 'me', publish: { screen: false }, participant_version: 3 }, '1.1');
+  eq(t.readyState, 'ended', 'revoked: capture stopped');
+  eq(c.state.self.screen, { on: false, reason: 'permission_revoked' });
+  eq(await c.startScreenShare(), false, 'refused while not allowed');
+  ok(c.state.notices.at(-1).code === 'permission_revoked');
+});
+
 // ------------------------------------------------------------------ slots
 
 test('slots: mid -> remote track map from either shape; free and inconsistent slots ignored', () => {
@@ -330,6 +375,9 @@ test('slots: mid -> remote track map from either shape; free and inconsistent sl
   const d = diffSlots(m, mapSlots([{ mid: '0', participant_id: 'p1', track_id: 'p1-mic', kind: 'audio' }, { mid: '4', participant_id: 'p3', track_id: 'p3-cam', kind: 'video' }], { 0: 'audio', 4: 'video' }));
   eq(d.removed.map((r) => r.trackId).sort(), ['p1-cam', 'p2-scr']);
   eq(d.added.map((r) => r.trackId), ['p3-cam']);
+  const sfuNamed = mapSlots([{ mid: '3', participant_id: 'p7', track_id: 'p7:2', kind: 'video' }, { mid: '4', participant_id: 'p7', track_id: 'p7:1', kind: 'video' },
+    { mid: '0', participant_id: 'p7', track_id: 'p7:0', kind: 'audio' }], { 0: 'audio', 3: 'video', 4: 'video' });
+  eq([...sfuNamed.values()].map((r) => r.source), ['screen', 'camera', 'microphone'], "source from the publisher's mid in the SFU's track id");
   eq(slotsNeeded(0), { audio: 4, video: 4 });
   eq(slotsNeeded(4), { audio: 4, video: 8 });
   eq(slotsNeeded(30), { audio: 32, video: 16 }, 'video capped');
@@ -387,6 +435,9 @@ test('signaling: join, ordered events, drop -> resume with the last applied curs
   eq(applied, ['5.11', '5.12', '5.13']);
   s2.serverSend({ type: 'event', cursor: '5.21', event: { type: 'x' } });
   eq(applied.at(-1), '5.21');
+  s2.serverSend({ type: 'event', event: { type: 'active_speakers', detail: 'p1', volatile: true } });
+  eq(applied.at(-1), null, 'volatile event applied without a cursor');
+  eq(sig.cursor.value, '5.21', 'and without moving the cursor');
   s2.serverSend({ type: 'snapshot_required' });
   await waitFor(() => resyncs === 2, 2000, 'snapshot_required -> resync');
   eq(sig.resumeLog, ['5.12']);

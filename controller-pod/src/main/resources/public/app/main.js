@@ -2,7 +2,7 @@
 
 import { ParleyClient, ApiClient, describeCode } from '../sdk/parley-client.js';
 import { h } from './dom.js';
-import { loadSession, saveSession, clearSession } from './session.js';
+import { loadSession, saveSession, clearSession, nameUuid } from './session.js';
 import { signInScreen, homeScreen, shareScreen, preJoinScreen, waitingScreen, endScreen } from './screens.js';
 import { MeetingView } from './meeting-view.js';
 
@@ -45,8 +45,9 @@ function route() {
 
 async function signIn(name, principal, tenant) {
   const api = new ApiClient();
-  const r = await api.devToken({ tenant, principal, name });
-  saveSession({ token: r.token, name, principal, tenant });
+  const ids = { tenant: await nameUuid('tenant', tenant), principal: await nameUuid('principal', principal) };
+  const r = await api.devToken({ ...ids, name });
+  saveSession({ token: r.token, name, principal, tenant, ...{ principalId: ids.principal, tenantId: ids.tenant } });
   announce(`Signed in as ${name}.`);
   route();
 }
@@ -115,7 +116,7 @@ async function joinMeeting(meetingId, meeting, o) {
   const stopLocal = () => o.stream?.getTracks().forEach((t) => t.stop());
   const render = (st) => {
     for (const n of st.notices) if (n.id > seenNotice) { seenNotice = n.id; toast(n.level, n.text); }
-    if (['removed', 'denied', 'ended', 'left', 'locked'].includes(st.admission) || (st.connection === 'failed' && !view)) {
+    if (['removed', 'denied', 'ended', 'left', 'locked'].includes(st.admission) || (st.connection === 'failed' && (!view || !client.everConnected))) {
       if (screen === 'end') return;
       screen = 'end';
       view?.destroy();
@@ -123,7 +124,11 @@ async function joinMeeting(meetingId, meeting, o) {
       app.view = null;
       stopLocal();
       const kind = st.connection === 'failed' && !['removed', 'denied', 'ended', 'left', 'locked'].includes(st.admission) ? 'failed' : st.admission;
-      const text = kind === 'left' ? 'You can rejoin while the meeting is running.' : kind === 'failed' ? describeCode(st.connectionReason) : describeCode(kind === 'locked' ? 'meeting_locked' : kind === 'removed' ? 'removed' : kind === 'ended' ? 'meeting_ended' : 'denied');
+      const reason = st.connectionReason;
+      const text = kind === 'left' ? 'You can rejoin while the meeting is running.'
+        : kind === 'failed' ? describeCode(reason)
+        : kind === 'removed' ? describeCode(['principal_banned', 'rejoin_forbidden', 'banned'].includes(reason) ? reason : 'removed')
+        : describeCode(kind === 'locked' ? 'meeting_locked' : kind === 'ended' ? 'meeting_ended' : 'denied');
       show(endScreen({ kind, text, onHome: home, onRejoin: kind === 'left' || kind === 'failed' || kind === 'locked' ? () => preJoin(meetingId) : undefined }));
       return;
     }

@@ -51,7 +51,9 @@ export class MediaSession {
     const stream = new MediaStream();
     this.senders.microphone = this.pub.addTransceiver(local.microphone || 'audio', { direction: 'sendonly', streams: [stream] });
     this.senders.camera = this.pub.addTransceiver(local.camera || 'video', { direction: 'sendonly', streams: [stream] });
-    this.senders.screen = this.pub.addTransceiver('video', { direction: 'sendonly', streams: [new MediaStream()] });
+    // The screen section stays inactive until a share starts (an idle sendonly section would be announced
+    // to everyone as a published track). Order matters: mids 0/1/2 = microphone/camera/screen (slots.js).
+    this.senders.screen = this.pub.addTransceiver('video', { direction: 'inactive', streams: [new MediaStream()] });
     const n = slotsNeeded(remoteCount);
     for (let i = 0; i < n.audio; i++) this.sub.addTransceiver('audio', { direction: 'recvonly' });
     for (let i = 0; i < n.video; i++) this.sub.addTransceiver('video', { direction: 'recvonly' });
@@ -86,7 +88,7 @@ export class MediaSession {
   /** Route a signaling message that concerns media. @returns {boolean} handled */
   handleMessage(msg) {
     if (msg.type === 'answer') { this.#onAnswer(msg); return true; }
-    if (msg.type === 'slot_assignments' || (msg.type === 'event' && msg.event?.type === 'slot_assignments')) {
+    if (msg.type === 'subscribed' || msg.type === 'slot_assignments' || (msg.type === 'event' && msg.event?.type === 'slot_assignments')) {
       this.applySlotAssignments(msg.slot_assignments ?? msg.event?.slot_assignments ?? msg.assignments);
       return true;
     }
@@ -128,6 +130,24 @@ export class MediaSession {
     }
   }
 
+  /** Any answer we are waiting for fails (the server refused an offer): negotiation errors surface. */
+  failPending(code) {
+    for (const [kind, p] of this.pendingAnswers) { clearTimeout(p.timer); p.reject(new Error(code)); this.pendingAnswers.delete(kind); }
+  }
+
+  /** Re-offer the subscribe side (same ICE) so the SFU's answer carries fresh slot assignments. */
+  async refreshSubscriptions(remoteCount) {
+    if (!this.sub || this.closed) return true;
+    if (this.pendingAnswers.has('subscribe')) return false; // caller tries again shortly
+    const need = slotsNeeded(remoteCount);
+    const have = { audio: 0, video: 0 };
+    for (const t of this.sub.getTransceivers()) have[t.receiver.track.kind]++;
+    for (let i = have.audio; i < need.audio; i++) this.sub.addTransceiver('audio', { direction: 'recvonly' });
+    for (let i = have.video; i < need.video; i++) this.sub.addTransceiver('video', { direction: 'recvonly' });
+    await this.#negotiate('subscribe');
+    return true;
+  }
+
   /** Offer more recvonly slots when the roster outgrew them (same transport, same ICE). */
   async ensureSlots(remoteCount) {
     if (!this.sub || this.closed) return;
@@ -146,7 +166,16 @@ export class MediaSession {
    */
   async setSource(source, track) {
     const t = this.senders[source];
-    if (t) await t.sender.replaceTrack(track);
+    if (!t) return;
+    await t.sender.replaceTrack(track);
+    if (source === 'screen') {
+      // Starting or stopping a share publishes or withdraws the screen track: renegotiate (same ICE).
+      const want = track ? 'sendonly' : 'inactive';
+      if (t.direction !== want && !this.closed) {
+        t.direction = want;
+        await this.#negotiate('publish');
+      }
+    }
   }
 
   /** ICE restart on both connections (network changed: Wi-Fi -> cellular). */

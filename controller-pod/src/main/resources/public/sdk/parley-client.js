@@ -18,6 +18,11 @@ import { worseQuality } from './quality.js';
 
 export { ApiClient, SignalingClient, MediaSession, Store, CommandQueue, ParleyError, describeCode };
 
+/** Signaling error codes meaning "this media transport cannot go on": get a new generation. */
+const MEDIA_ERRORS = new Set(['media_server_unavailable', 'media_server_error', 'stale_generation', 'stale_epoch', 'sfu_unavailable', 'transport_gone', 'transport_failed', 'not_authorized']);
+/** Signaling errors that are handled by reconnecting; not worth a toast. */
+const QUIET_ERRORS = new Set(['expired', 'replayed', 'ticket_expired', 'ticket_replayed', 'owner_changed', 'owner_unavailable', 'already_joined']);
+
 /** Final admission states: nothing more can happen in this participation. */
 const FINAL = new Set(['removed', 'denied', 'ended']);
 /** Refusal codes that mean: you were removed and may not come back. */
@@ -150,16 +155,35 @@ export class ParleyClient {
       const st = snap?.self?.admission_state;
       if (snap?.meeting_status === 'ended') { const e = new ParleyError({ status: 410, code: 'meeting_ended' }); this.#refused(e); throw e; }
       if (st === 'admitted') { this.store.set({ admission: 'admitted' }); return; }
-      if (st === 'denied' || st === 'removed') { const e = new ParleyError({ status: 403, code: st }); this.#refused(e); throw e; }
+      // Removed while still waiting = the host denied us (a denied row is stored as removed).
+      if (st === 'denied' || st === 'removed') { const e = new ParleyError({ status: 403, code: 'denied' }); this.#refused(e); throw e; }
     }
   }
 
-  /** New transport (generation) from the controller; returns its ticket and endpoint. */
-  async #requestTransport() {
-    const r = await this.api.createTransport(this.meetingId, this.state.self.participant_id, {
-      expected_transport_generation: this.state.transportGeneration,
-      device_key_id: this.clientInstanceId,
-    });
+  /**
+   * A connect ticket from the controller. Same attempt (same Idempotency-Key) = same generation with a
+   * fresh ticket (socket resume); `fresh: true` = a new attempt naming the current generation, which the
+   * controller answers with the next generation (new SFU transport).
+   */
+  async #requestTransport({ fresh = false } = {}) {
+    if (fresh || !this.transportKey) this.transportKey = idempotencyKey('transport');
+    let r;
+    try {
+      r = await this.api.createTransport(this.meetingId, this.state.self.participant_id, {
+        expected_transport_generation: this.transportExpected ?? this.state.transportGeneration,
+        device_key_id: this.clientInstanceId,
+      }, { idempotencyKey: this.transportKey });
+    } catch (e) {
+      const current = e?.raw?.current_transport_generation;
+      if (e instanceof ParleyError && (e.code === 'transport_attempt_superseded' || e.code === 'stale_transport_generation') && Number.isFinite(Number(current)) && !fresh) {
+        // Our attempt is over (its SFU is gone or someone moved on): start a new one from the current generation.
+        this.transportExpected = Number(current);
+        return this.#requestTransport({ fresh: true });
+      }
+      throw e;
+    }
+    this.transportExpected = Number(r.transport_generation);
+    this.sfuPod = ticketClaims(r.connect_ticket)?.sfu ?? null;
     const gen = Number(r.transport_generation ?? this.state.transportGeneration);
     this.iceServers = r.ice_servers || this.iceServers || [];
     this.store.set({ transportGeneration: gen, controllerEpoch: r.controller_epoch, region: r.region });
@@ -198,6 +222,11 @@ export class ParleyClient {
       this.sigOpen = true;
       this.store.set({ cursor: this.signaling.cursor.value });
       // Same generation and media still alive: a socket resume. Otherwise start media for this generation.
+      if (!this.rosterLoaded) {
+        // Events only tell what changes after our cursor: load who is already here (and our permissions).
+        this.rosterLoaded = true;
+        this.resync().catch(() => { this.rosterLoaded = false; });
+      }
       if (!this.media || this.mediaGeneration !== this.state.transportGeneration) this.#startMedia();
       else { this.#sendViewport(); this.flushPending(); }
       this.#recompute();
@@ -269,7 +298,7 @@ export class ParleyClient {
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          this.pendingTicket = await this.#requestTransport();
+          this.pendingTicket = await this.#requestTransport({ fresh: true });
           break;
         } catch (e) {
           if (e instanceof ParleyError && !e.retryable) { this.#refused(e); return; }
@@ -296,12 +325,13 @@ export class ParleyClient {
   #onSignal(m) {
     if (this.media && this.media.handleMessage(m)) return;
     if (m.type === 'error') {
-      if (m.transport && this.media) {
+      if (MEDIA_ERRORS.has(m.code)) {
         // An offer was refused: the SFU behind this generation is gone or the generation is stale.
-        if (['stale_generation', 'sfu_unavailable', 'transport_gone', 'transport_failed'].includes(m.code)) this.newGeneration(m.code);
+        this.media?.failPending(m.code);
+        if (this.media) this.newGeneration(m.code);
         return;
       }
-      if (m.code) this.#notice('error', m.code, describeCode(m.code, m.message));
+      if (m.code && !QUIET_ERRORS.has(m.code)) this.#notice('error', m.code, describeCode(m.code, m.detail || m.message));
     } else if (m.type === 'transport_failed' || m.type === 'reconnect_required' || m.type === 'new_generation_required') {
       this.newGeneration(m.type);
     } else if (m.type === 'joined' && m.snapshot) {
@@ -320,13 +350,25 @@ export class ParleyClient {
     this.store.set(cursor ? { ...state, cursor } : state);
     if (ev.type === 'active_speakers') this.lastServerSpeakersAt = performance.now();
     if (ev.type === 'slot_assignments' && this.media) this.media.applySlotAssignments(ev.slot_assignments ?? ev.assignments);
-    if (['transport_replaced', 'transport_closed', 'transport_failed'].includes(ev.type) && String(ev.participant_id) === this.state.self.participant_id
+    if (ev.type === 'media_server_lost' && this.media && (!this.sfuPod || ev.detail === this.sfuPod)) this.newGeneration('media_server_lost');
+    if (['track_published', 'track_unpublished'].includes(ev.type) && String(ev.participant_id ?? ev.detail) !== this.state.self.participant_id) this.#refreshSubscriptionsSoon();
+    if (['transport_replaced', 'transport_closed', 'transport_failed'].includes(ev.type) && String(ev.participant_id ?? ev.detail) === this.state.self.participant_id
         && Number(ev.transport_generation ?? this.state.transportGeneration) >= this.state.transportGeneration) {
       this.newGeneration(ev.type);
     }
     this.#runEffects(effects);
     const n = Object.keys(this.state.participants).length;
-    if (n !== Object.keys(before.participants).length) this.media?.ensureSlots(n).catch(() => {});
+    if (n !== Object.keys(before.participants).length) this.#refreshSubscriptionsSoon();
+  }
+
+  /** Roster or tracks changed: re-offer the subscribe side (debounced) to get fresh slot assignments. */
+  #refreshSubscriptionsSoon() {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => {
+      this.media?.refreshSubscriptions(Object.keys(this.state.participants).length)
+        .then((done) => { if (done === false) this.#refreshSubscriptionsSoon(); })
+        .catch(() => {});
+    }, 150);
   }
 
   #runEffects(effects) {
@@ -338,6 +380,14 @@ export class ParleyClient {
           this.#notice('info', 'permission_granted', e.source === 'audio' ? 'The host allows you to unmute. Your microphone stays off until you turn it on.' : `You may share your ${e.source === 'video' ? 'camera' : 'screen'} again.`);
           break;
         case 'unmute_requested': this.#notice('info', 'unmute_requested', 'The host asks you to unmute.'); break;
+        case 'mute_all':
+          if (this.state.self.mic.on) {
+            if (this.local.microphone) this.local.microphone.enabled = false;
+            this.media?.setSource('microphone', null).catch(() => {});
+            this.store.set((s) => ({ self: { ...s.self, mic: { on: false, reason: 'mute_all' } } }));
+          }
+          this.#notice('info', 'mute_all', e.allowSelfUnmute ? 'The host muted everyone. You can unmute yourself.' : 'The host muted everyone.');
+          break;
         case 'removed': this.#teardown('removed', e.reason); break;
         case 'denied': this.#teardown('denied', e.reason); break;
         case 'ended': this.#teardown('ended', 'meeting_ended'); break;
@@ -679,7 +729,7 @@ export class ParleyClient {
 
   /** Stop everything we send and receive; the admission state says why. */
   #teardown(admission, code) {
-    const text = admission === 'removed' ? describeCode('removed') : admission === 'ended' ? describeCode('meeting_ended') : describeCode('denied');
+    const text = admission === 'removed' ? describeCode(REMOVED_CODES.has(code) ? code : 'removed') : admission === 'ended' ? describeCode('meeting_ended') : describeCode('denied');
     for (const k of ['microphone', 'camera', 'screen']) { if (this.local[k]) this.local[k].enabled = false; }
     this.local.screen?.stop();
     this.media?.close();
@@ -690,8 +740,9 @@ export class ParleyClient {
     clearInterval(this.statsTimer);
     clearInterval(this.rosterTimer);
     window.removeEventListener('online', this.onNetworkChange);
-    this.store.set((s) => ({ admission, self: { ...s.self, mic: { on: false, reason: admission }, camera: { on: false, reason: admission }, screen: { on: false, reason: admission } } }));
-    if (this.state.connection !== 'closed') this.#setConnection('closed', code);
+    // One update, so listeners see the admission together with the reason code.
+    this.store.set((s) => ({ admission, connection: 'closed', connectionReason: code || admission,
+      self: { ...s.self, mic: { on: false, reason: admission }, camera: { on: false, reason: admission }, screen: { on: false, reason: admission } } }));
     this.#notice('error', code || admission, text);
   }
 
@@ -720,6 +771,14 @@ export class ParleyClient {
       slots: this.media ? [...this.media.slots.values()] : [],
     };
   }
+}
+
+/** Claims of a compact JWS, read (not verified: the server verifies) to learn which SFU serves us. */
+function ticketClaims(token) {
+  try {
+    const part = String(token).split('.')[1];
+    return JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((part.length + 3) % 4)));
+  } catch { return null; }
 }
 
 function defaultCapabilities() {

@@ -7,7 +7,7 @@ import { Backoff } from './backoff.js';
 import { CursorTracker } from './cursor.js';
 
 /** Server error codes after which reconnecting cannot help. */
-const FATAL = new Set(['removed', 'participant_removed', 'banned', 'rejoin_forbidden', 'principal_banned', 'unauthenticated', 'meeting_ended', 'ended', 'denied', 'admission_denied', 'unauthorized', 'forbidden']);
+const FATAL = new Set(['removed', 'participant_removed', 'banned', 'rejoin_forbidden', 'principal_banned', 'unauthenticated', 'not_admitted', 'not_your_participant', 'meeting_ended', 'ended', 'denied', 'admission_denied', 'unauthorized', 'forbidden']);
 
 /**
  * @typedef {Object} SignalingOptions
@@ -43,6 +43,8 @@ export class SignalingClient {
     this.resumes = 0;
     /** resume_after values sent, newest last (diagnostics and tests) */
     this.resumeLog = [];
+    /** set by a `redirect` message: the owner controller's socket */
+    this.redirectUrl = null;
   }
 
   /** Open the socket and send `join` (first time) or `resume` (later). */
@@ -57,7 +59,7 @@ export class SignalingClient {
       return this.#scheduleReconnect(e);
     }
     if (this.closedByUser) return;
-    const ws = new this.WS(t.url);
+    const ws = new this.WS(this.redirectUrl || t.url);
     this.ws = ws;
     ws.onopen = () => {
       this.lastSeen = Date.now();
@@ -152,7 +154,13 @@ export class SignalingClient {
         this.o.onState('open', { resumed: false, snapshot: true });
         return;
       case 'event':
+        // Volatile events (speakers, quality, SFU hints) carry no cursor: applied as they come, never replayed.
+        if (msg.cursor === undefined || msg.event?.volatile) { this.o.onEvent(msg.event || {}, null); return; }
         return this.#onEvent(msg);
+      case 'redirect':
+        // Another controller owns the meeting: reconnect there (our ticket was used up; a fresh one follows).
+        if (typeof msg.signaling_endpoint === 'string') this.redirectUrl = msg.signaling_endpoint;
+        return;
       case 'error': {
         this.o.onMessage(msg);
         if (msg.code && FATAL.has(msg.code)) {

@@ -113,12 +113,18 @@ export function normalParticipant(p, prev = {}) {
 export function applyEvent(state, ev) {
   const effects = [];
   const selfId = state.self.participant_id;
-  const type = ev?.type;
+  let type = ev?.type;
+  // A command_committed event whose payload `type` (the command's type) replaced the event type.
+  if (ev?.command_id && ev.media_enforcement && !['command_committed', 'command_applied', 'command_state', 'command_failed', 'permission_changed'].includes(type)) {
+    ev = { ...ev, command_type: ev.command_type ?? type };
+    type = 'command_committed';
+  }
   let s = state;
   const pid = ev?.participant_id ?? ev?.participant?.participant_id;
   switch (type) {
     case 'participant_joined':
     case 'participant_updated':
+    case 'role_changed':
     case 'participant_waiting':
     case 'participant_admitted': {
       const p = ev.participant || ev;
@@ -150,7 +156,7 @@ export function applyEvent(state, ev) {
           : /ended/.test(why) ? 'ended' : s.admission;
         if (admission !== s.admission) {
           s = { ...s, admission };
-          effects.push({ type: admission, reason: ev.reason || admission });
+          effects.push({ type: admission, reason: ev.banned ? 'principal_banned' : (ev.reason || admission) });
         }
         break;
       }
@@ -178,6 +184,30 @@ export function applyEvent(state, ev) {
       if (ev.command_id) s = withCommand(s, ev.command_id, { state: ev.applied ? 'applied' : 'committed', media_enforcement: ev.applied ? 'applied' : (ev.media_enforcement || 'pending') });
       break;
     }
+    case 'command_committed': {
+      const id = ev.command_id;
+      if (!id) break;
+      s = withCommand(s, id, { type: ev.command_type ?? s.commands[id]?.type, participant_id: ev.participant_id ?? s.commands[id]?.participant_id ?? null,
+        state: 'committed', media_enforcement: ev.media_enforcement });
+      break;
+    }
+    case 'mute_all': {
+      // Everyone's microphone goes off once (moderators excepted); with allow_self_unmute people may unmute again.
+      if (s.self.role !== 'host' && s.self.role !== 'cohost') effects.push({ type: 'mute_all', allowSelfUnmute: ev.allow_self_unmute !== false });
+      s = { ...s, meeting: { ...(s.meeting || {}), mute_all: true, allow_self_unmute: ev.allow_self_unmute !== false } };
+      break;
+    }
+    case 'participant_reconnecting':
+    case 'transport_connected': {
+      const id = String(ev.participant_id ?? ev.detail ?? '');
+      if (!s.participants[id]) break;
+      const connection = type === 'participant_reconnecting' ? 'reconnecting' : 'connected';
+      s = { ...s, participants: { ...s.participants, [id]: { ...s.participants[id], connection } } };
+      break;
+    }
+    case 'meeting_ending':
+      s = { ...s, meeting: { ...(s.meeting || {}), status: 'ending' } };
+      break;
     case 'command_state':
     case 'command_applied':
     case 'command_failed': {
@@ -216,7 +246,8 @@ export function applyEvent(state, ev) {
       break;
     }
     case 'active_speakers': {
-      const ids = (ev.participant_ids || ev.speakers || []).map((x) => String(typeof x === 'object' ? x.participant_id : x));
+      const list = ev.participant_ids || ev.speakers || (ev.detail ? [ev.detail] : []);
+      const ids = list.map((x) => String(typeof x === 'object' ? x.participant_id : x)).filter(Boolean);
       s = { ...s, activeSpeakers: ids };
       break;
     }
@@ -239,13 +270,14 @@ export function applyEvent(state, ev) {
     }
     case 'recording_state':
     case 'recording_changed': {
-      s = { ...s, recording: { state: ev.state || ev.phase || 'idle', job_id: ev.job_id } };
+      const state = ev.stop_requested ? 'finalizing' : (ev.state || ev.phase || 'idle');
+      s = { ...s, recording: { state, job_id: ev.recording_job_id ?? ev.job_id } };
       break;
     }
     case 'meeting_updated':
     case 'meeting_locked':
     case 'meeting_unlocked': {
-      const locked = type === 'meeting_locked' ? true : type === 'meeting_unlocked' ? false : ev.locked;
+      const locked = typeof ev.locked === 'boolean' ? ev.locked : type === 'meeting_locked' ? true : type === 'meeting_unlocked' ? false : undefined;
       s = { ...s, meeting: { ...(s.meeting || {}), ...(ev.meeting || {}), ...(locked === undefined ? {} : { locked }) } };
       break;
     }
@@ -315,7 +347,8 @@ function applySelfPermissions(s, publish, ev, effects) {
 export function applySnapshot(state, snap, roster) {
   let s = { ...state, cursor: snap.control_cursor ?? state.cursor };
   const self = snap.self || {};
-  s.meeting = { ...(s.meeting || {}), status: snap.meeting_status ?? s.meeting?.status, locked: snap.locked ?? s.meeting?.locked };
+  s.meeting = { ...(s.meeting || {}), status: snap.meeting_status ?? s.meeting?.status, locked: snap.locked ?? s.meeting?.locked,
+    mute_all: snap.mute_all ?? s.meeting?.mute_all, allow_self_unmute: snap.allow_self_unmute ?? s.meeting?.allow_self_unmute };
   if (snap.meeting_status === 'ended') s.admission = 'ended';
   if (self.admission_state === 'admitted' || self.admission_state === 'waiting' || self.admission_state === 'removed' || self.admission_state === 'denied') {
     s.admission = self.admission_state;

@@ -20,7 +20,14 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         TurnConfig config = TurnConfig.fromEnv(System.getenv());
         LOG.info("starting TURN pod: {}", config);
-        TurnPod pod = new TurnPod(config, System::currentTimeMillis).start();
+        TurnPod pod = new TurnPod(config, System::currentTimeMillis);
+        try {
+            pod.start();
+        } catch (Exception e) {
+            LOG.error("TURN pod failed to start: {}", e.toString());
+            pod.close();
+            System.exit(1);
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 if (pod.awaitStopped(0, TimeUnit.SECONDS)) {

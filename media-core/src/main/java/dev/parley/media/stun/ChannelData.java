@@ -11,12 +11,19 @@ public final class ChannelData {
     public static final int HEADER_LENGTH = 4;
     public static final int MIN_CHANNEL = 0x4000;
     public static final int MAX_CHANNEL = 0x4FFF;
+    /** RFC 5766 allowed 0x4000..0x7FFF; RFC 8656 narrowed it. Some clients (coturn's uclient) still use the old range. */
+    public static final int MAX_CHANNEL_RFC5766 = 0x7FFF;
 
     private ChannelData() {
     }
 
     public static boolean isValidChannel(int channel) {
         return channel >= MIN_CHANNEL && channel <= MAX_CHANNEL;
+    }
+
+    /** Lenient check for servers that accept RFC 5766 clients: 0x4000..0x7FFF (first two bits 01). */
+    public static boolean isLegacyValidChannel(int channel) {
+        return channel >= MIN_CHANNEL && channel <= MAX_CHANNEL_RFC5766;
     }
 
     /** First-byte demux: ChannelData starts with 0b01 (RFC 7983 range 64..79). */
@@ -44,6 +51,11 @@ public final class ChannelData {
             throw new StunParseException("ChannelData length runs past the packet");
         }
         return length;
+    }
+
+    /** Lenient demux (RFC 5766 range): first two bits 01 and at least a header. */
+    public static boolean isLegacyChannelData(ByteBuf buf) {
+        return buf.readableBytes() >= HEADER_LENGTH && (buf.getByte(buf.readerIndex()) & 0xC0) == 0x40;
     }
 
     public static int channel(ByteBuf buf) {

@@ -179,6 +179,10 @@ class StunMessageTest {
         assertThatThrownBy(() -> ChannelData.validate(Hex.buf("3fff0001 01"))).isInstanceOf(StunParseException.class);
         assertThatThrownBy(() -> ChannelData.validate(Hex.buf("5000 0001 01"))).isInstanceOf(StunParseException.class);
         assertThatThrownBy(() -> ChannelData.validate(Hex.buf("40"))).isInstanceOf(StunParseException.class);
+        assertThat(ChannelData.isValidChannel(0x7fff)).isFalse();
+        assertThat(ChannelData.isLegacyValidChannel(0x7fff)).isTrue();
+        assertThat(ChannelData.isLegacyChannelData(Hex.buf("7fff0000"))).isTrue();
+        assertThat(ChannelData.isLegacyChannelData(Hex.buf("8000000000"))).isFalse();
     }
 
     @Test

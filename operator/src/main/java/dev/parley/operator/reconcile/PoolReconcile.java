@@ -198,7 +198,8 @@ public final class PoolReconcile {
             a.put(ParleyApi.ANNOTATION_DRAIN_STARTED, now.toString());
             a.put(ParleyApi.ANNOTATION_DRAIN_PHASE_SINCE, now.toString());
             a.put(ParleyApi.ANNOTATION_DRAIN_REASON, reason);
-            a.put(ParleyApi.ANNOTATION_DRAIN_TIMEOUT, String.valueOf(def.drainTimeoutSeconds()));
+            // kubectl-parley drain --timeout may have set a budget for this one drain; otherwise the pool's.
+            a.putIfAbsent(ParleyApi.ANNOTATION_DRAIN_TIMEOUT, String.valueOf(def.drainTimeoutSeconds()));
         });
         events.normal(pod, "DrainPhase1Draining", "drain started (" + reason + "): DRAINING in etcd="
                 + marked + ", pod signalled=" + signalled + ", " + connections(load) + " connections");

@@ -19,6 +19,7 @@ public final class LoopbackRtpTrackSource implements TrackSource {
 
     private final TrackSpec track;
     private final DatagramChannel channel;
+    private final int port;
     private volatile boolean closed;
     private volatile long lastPacketNanos;
     private Thread thread;
@@ -31,14 +32,11 @@ public final class LoopbackRtpTrackSource implements TrackSource {
         this.channel = DatagramChannel.open();
         channel.setOption(java.net.StandardSocketOptions.SO_RCVBUF, 4 * 1024 * 1024);
         channel.bind(bind);
+        port = ((InetSocketAddress) channel.getLocalAddress()).getPort();
     }
 
     public int port() {
-        try {
-            return ((InetSocketAddress) channel.getLocalAddress()).getPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return port;
     }
 
     @Override

@@ -11,9 +11,10 @@ import org.jclouds.ContextBuilder;
 import org.jclouds.blobstore.BlobStoreContext;
 
 /**
- * A real s3proxy (in-process, filesystem-backed) on a loopback port. Stop and start again on the same port
- * to simulate an object-storage outage; objects survive because they live in {@code dir}.
- * Replace with test-support's {@code dev.parley.testsupport.s3} fixture once that lands on main.
+ * A real s3proxy (in-process, in-memory jclouds store) on a loopback port. Stop and start again on the same
+ * port to simulate an object-storage outage (connections refused); objects survive the outage.
+ * test-support's {@code dev.parley.testsupport.s3.S3Proxy} runs s3proxy in a child JVM with an in-memory store, so it
+ * cannot be taken down and brought back with its objects: the outage tests need this in-process one.
  */
 public final class S3ProxyServer implements AutoCloseable {
     public static final String ACCESS_KEY = "parley-test-access";
@@ -34,9 +35,13 @@ public final class S3ProxyServer implements AutoCloseable {
         if (proxy != null) {
             return;
         }
-        Properties props = new Properties();
-        props.setProperty("jclouds.filesystem.basedir", dir.toString());
-        context = ContextBuilder.newBuilder("filesystem-nio2").credentials("identity", "credential").overrides(props).build(BlobStoreContext.class);
+        if (context == null) {
+            // in-memory store, kept across stop()/start() so objects survive a simulated outage
+            Properties props = new Properties();
+            props.setProperty("jclouds.filesystem.basedir", dir.toString());
+            context = ContextBuilder.newBuilder("transient-nio2").credentials("identity", "credential")
+                    .overrides(props).build(BlobStoreContext.class);
+        }
         proxy = S3Proxy.builder()
                 .blobStore(context.getBlobStore())
                 .endpoint(URI.create("http://127.0.0.1:" + port))
@@ -58,9 +63,7 @@ public final class S3ProxyServer implements AutoCloseable {
             return;
         }
         proxy.stop();
-        context.close();
         proxy = null;
-        context = null;
     }
 
     public URI endpoint() {
@@ -74,6 +77,10 @@ public final class S3ProxyServer implements AutoCloseable {
     @Override
     public void close() throws Exception {
         stop();
+        if (context != null) {
+            context.close();
+            context = null;
+        }
     }
 
     static int freePort() throws IOException {

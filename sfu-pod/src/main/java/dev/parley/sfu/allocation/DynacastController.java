@@ -36,6 +36,8 @@ public final class DynacastController {
     private final Map<String, PublishedTrack> tracks = new HashMap<>();
     /** subscriber → (track → spatial layer it is forwarded, absent when none) */
     private final Map<String, Map<String, Integer>> needs = new HashMap<>();
+    /** subscriber → the result its needs were taken from (allocators return the same instance while unchanged) */
+    private final Map<String, AllocationResult> lastResult = new HashMap<>();
 
     public DynacastController(long pauseHoldMs) {
         this.pauseHoldMs = pauseHoldMs;
@@ -58,6 +60,10 @@ public final class DynacastController {
 
     /** Records what one subscriber is forwarded after its latest allocation. */
     public void onAllocation(String subscriberId, AllocationResult result) {
+        if (lastResult.get(subscriberId) == result) {
+            return; // unchanged decision: nothing to recompute (this is called after every feedback)
+        }
+        lastResult.put(subscriberId, result);
         Map<String, Integer> m = new HashMap<>();
         for (TrackAllocation t : result.tracks()) {
             if (t.forwarding() && t.kind() != TrackKind.AUDIO) {
@@ -69,6 +75,7 @@ public final class DynacastController {
 
     public void removeSubscriber(String subscriberId) {
         needs.remove(subscriberId);
+        lastResult.remove(subscriberId);
     }
 
     /** Decisions for tracks whose active layer set changes now; empty when nothing changes. */

@@ -18,7 +18,7 @@ import java.util.function.LongConsumer;
 public final class KeyframeRequestCoalescer {
 
     private static final class Entry {
-        long lastSentMs;
+        long lastSentMs = Long.MIN_VALUE; // never
         boolean pending;
     }
 
@@ -35,11 +35,11 @@ public final class KeyframeRequestCoalescer {
     /** Returns true when the caller should send a request for {@code streamKey} now. */
     public boolean request(long streamKey, long nowMs) {
         Entry e = streams.computeIfAbsent(streamKey, k -> new Entry());
-        if (e.lastSentMs != 0 && nowMs - e.lastSentMs < intervalMs) {
+        if (e.lastSentMs != Long.MIN_VALUE && nowMs - e.lastSentMs < intervalMs) {
             e.pending = true;
             return false;
         }
-        e.lastSentMs = nowMs == 0 ? 1 : nowMs; // 0 means "never sent"
+        e.lastSentMs = nowMs;
         e.pending = false;
         return true;
     }

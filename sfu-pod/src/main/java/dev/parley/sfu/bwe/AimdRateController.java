@@ -16,6 +16,7 @@ final class AimdRateController {
     private static final long MIN_ADDITIVE_BPS_PER_SECOND = 4_000;
     private static final int ASSUMED_FPS = 30;
     private static final int MTU_BYTES = 1200;
+    private static final long PROBE_VALIDITY_MICROS = 1_000_000;
 
     private final long minBps;
     private final long maxBps;
@@ -25,6 +26,8 @@ final class AimdRateController {
     private long lastChangeMicros = Long.MIN_VALUE;
     private long lastDecreaseMicros = Long.MIN_VALUE;
     private int rttMs = 100;
+    private long probeBps;
+    private long probeValidUntilMicros = Long.MIN_VALUE;
 
     AimdRateController(long startBps, long minBps, long maxBps) {
         this.currentBps = startBps;
@@ -44,10 +47,22 @@ final class AimdRateController {
         this.rttMs = rtt;
     }
 
-    /** A probe result or a REMB value: trusted as the new estimate, the smooth controller resumes from it. */
+    /** A REMB value: trusted as the new estimate, the smooth controller resumes from it. */
     void setEstimate(long bps, long nowMicros) {
         currentBps = clamp(bps);
         lastChangeMicros = nowMicros;
+    }
+
+    /**
+     * A probe result: the new estimate, and for {@value #PROBE_VALIDITY_MICROS} µs also a floor for the
+     * throughput a decrease is based on. Right after a probe jumps the estimate, the acked bitrate (a 500 ms
+     * window) still mostly reflects the old, lower rate; an overuse then (typically the next, deliberately
+     * excessive probe) would cut to 0.85 × that stale figure and throw away what the probe just measured.
+     */
+    void onProbeResult(long bps, long nowMicros) {
+        setEstimate(bps, nowMicros);
+        probeBps = bps;
+        probeValidUntilMicros = nowMicros + PROBE_VALIDITY_MICROS;
     }
 
     /**
@@ -115,6 +130,9 @@ final class AimdRateController {
         long minGap = Math.max(10, Math.min(200, rttMs)) * 1000L;
         if (lastDecreaseMicros != Long.MIN_VALUE && nowMicros - lastDecreaseMicros < minGap) {
             return;
+        }
+        if (nowMicros < probeValidUntilMicros) {
+            ackedBps = Math.max(ackedBps, probeBps);
         }
         if (ackedBps <= 0) {
             currentBps = clamp((long) (currentBps * BETA));

@@ -20,7 +20,7 @@ package dev.parley.sfu.bwe;
  * <p>Feedback is delivered as a start call, one call per reported packet in report order, and an end call,
  * so the SFU's transport-cc parser can stream entries without building a list.
  */
-public final class SendSideBandwidthEstimator {
+public final class SendSideBandwidthEstimator implements FeedbackSink {
 
     private static final long ACKED_WINDOW_MICROS = 500_000;
     private static final long ACKED_MIN_SPAN_MICROS = 150_000;
@@ -78,6 +78,7 @@ public final class SendSideBandwidthEstimator {
 
     // ---------------------------------------------------------------- transport-cc feedback
 
+    @Override
     public void onFeedbackStart(long nowMicros) {
         batchOveruse = false;
         batchProbeBps = -1;
@@ -87,6 +88,7 @@ public final class SendSideBandwidthEstimator {
      * One entry of a transport-cc report. {@code arrivalTimeMicros} is on the receiver's clock (reference
      * time plus deltas); only differences between arrivals are used. Ignored when {@code received} is false.
      */
+    @Override
     public void onPacketFeedback(int transportSeq, boolean received, long arrivalTimeMicros) {
         int slot = history.find(transportSeq);
         if (slot < 0) {
@@ -132,12 +134,13 @@ public final class SendSideBandwidthEstimator {
     }
 
     /** Ends a report and updates the estimate; returns the new estimate in bits per second. */
+    @Override
     public long onFeedbackEnd(long nowMicros) {
         mode = EstimatorMode.TRANSPORT_CC;
         BandwidthUsage usage = batchOveruse ? BandwidthUsage.OVERUSING : detector.state();
         long ackedBps = ackedBitrate();
         if (usage != BandwidthUsage.OVERUSING && batchProbeBps > aimd.estimateBps()) {
-            aimd.setEstimate(batchProbeBps, nowMicros);
+            aimd.onProbeResult(batchProbeBps, nowMicros);
             loss.onProbeResult(batchProbeBps);
         } else {
             aimd.update(usage, ackedBps, nowMicros);

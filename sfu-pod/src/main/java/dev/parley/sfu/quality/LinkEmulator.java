@@ -5,7 +5,8 @@ import java.util.SplittableRandom;
 /**
  * A deterministic model of one network path, for tests, benchmarks and the SFU's test-only shaping mode:
  * a bottleneck of {@code capacityBps} with a FIFO drop-tail queue bounded in time, a fixed one-way
- * propagation delay and independent random loss drawn from a seeded generator (same seed, same losses).
+ * propagation delay, optional jitter (uniform extra delay that keeps packet order, as on a single path)
+ * and independent random loss, all drawn from a seeded generator (same seed, same run).
  *
  * <p>It does not move bytes; it answers "when does this packet arrive, if at all" so the caller can deliver
  * it then (a scheduled send in the SFU, a timestamp in a simulation). Pure computation, no threads, no
@@ -24,6 +25,8 @@ public final class LinkEmulator {
     private final SplittableRandom random;
     private long capacityBps;
     private double lossRate;
+    private long jitterMicros;
+    private long lastArrivalMicros = Long.MIN_VALUE;
     private long busyUntilMicros = Long.MIN_VALUE;
     private long sentPackets;
     private long queueDrops;
@@ -60,6 +63,14 @@ public final class LinkEmulator {
         this.lossRate = rate;
     }
 
+    /** Adds 0..{@code maxMicros} of random delay per packet; arrivals stay in send order. */
+    public void setJitterMicros(long maxMicros) {
+        if (maxMicros < 0) {
+            throw new IllegalArgumentException("jitter must be >= 0");
+        }
+        this.jitterMicros = maxMicros;
+    }
+
     public long capacityBps() {
         return capacityBps;
     }
@@ -87,7 +98,13 @@ public final class LinkEmulator {
             return DROPPED;
         }
         deliveredBytes += sizeBytes;
-        return departure + propagationDelayMicros;
+        long arrival = departure + propagationDelayMicros;
+        if (jitterMicros > 0) {
+            arrival += random.nextLong(jitterMicros + 1);
+        }
+        arrival = Math.max(arrival, lastArrivalMicros); // one path: no reordering
+        lastArrivalMicros = arrival;
+        return arrival;
     }
 
     /** How long a packet offered now would wait in the queue. */

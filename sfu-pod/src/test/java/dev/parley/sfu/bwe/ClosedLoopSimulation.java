@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * A sender, a {@link LinkEmulator} and a transport-cc receiver in simulated time (1 ms steps), closed
- * around a real {@link SendSideBandwidthEstimator}: what the sender sends depends on the estimate, what the
+ * around a real {@link SendSideBandwidthEstimator} fed through the real wire format
+ * ({@link TransportFeedbackWriter} → {@link TransportFeedbackReader}): what the sender sends depends on the estimate, what the
  * estimate becomes depends on what the link did to those packets. Deterministic for a given seed.
  */
 final class ClosedLoopSimulation {
@@ -30,6 +31,7 @@ final class ClosedLoopSimulation {
     static final int AUDIO_PACKET = 100; // ~40 kbps with 50 packets/s
     static final long FEEDBACK_INTERVAL_MICROS = 50_000;
     static final long TICK_INTERVAL_MICROS = 25_000;
+    static final long REVERSE_DELAY_MICROS = 20_000;
 
     final SendSideBandwidthEstimator estimator;
     final LinkEmulator link;
@@ -42,9 +44,14 @@ final class ClosedLoopSimulation {
     private long nowMicros;
     private double mediaBudgetBits;
     private long currentMediaBps;
-    private ProbeClusterRequest activeProbe;
-    private long probeStartMicros;
-    private int probeBytesSent;
+    private final ProbePacer pacer;
+    private final byte[] wire = new byte[64 * 1024];
+    private final TransportFeedbackReader feedbackReader = new TransportFeedbackReader();
+    private int feedbackCount;
+    private final java.util.ArrayDeque<PendingFeedback> inFlightFeedback = new java.util.ArrayDeque<>();
+
+    private record PendingFeedback(long deliverAtMicros, byte[] bytes, int entries) {
+    }
     final List<Sample> samples = new ArrayList<>();
     long probesSent;
     long audioSent;
@@ -52,6 +59,7 @@ final class ClosedLoopSimulation {
 
     ClosedLoopSimulation(BweConfig config, LinkEmulator link, SendPolicy policy, boolean audio) {
         this.estimator = new SendSideBandwidthEstimator(config);
+        this.pacer = new ProbePacer(estimator);
         this.link = link;
         this.policy = policy;
         this.audio = audio;
@@ -91,7 +99,13 @@ final class ClosedLoopSimulation {
             estimator.onTick(nowMicros);
         }
         if (nowMicros % FEEDBACK_INTERVAL_MICROS == 0) {
-            deliverFeedback();
+            generateFeedback();
+        }
+        while (!inFlightFeedback.isEmpty() && inFlightFeedback.peek().deliverAtMicros() <= nowMicros) {
+            PendingFeedback f = inFlightFeedback.poll();
+            if (feedbackReader.read(f.bytes(), 0, f.bytes().length, estimator, nowMicros) != f.entries()) {
+                throw new IllegalStateException("feedback did not round-trip");
+            }
         }
         if (nowMicros % 100_000 == 0) {
             samples.add(new Sample(nowMs(), estimator.estimateBps(), link.capacityBps(), currentMediaBps,
@@ -99,42 +113,27 @@ final class ClosedLoopSimulation {
         }
     }
 
-    /** Tops the running probe cluster up with padding; media sent meanwhile counts towards it. */
+    /** Tops the running probe cluster up with filler, the way the SFU's timer does. */
     private void sendProbe() {
-        if (activeProbe == null) {
-            activeProbe = estimator.pollProbeCluster();
-            if (activeProbe == null) {
-                return;
-            }
-            estimator.onProbeClusterStarted(activeProbe);
-            probeStartMicros = nowMicros;
-            probeBytesSent = 0;
+        boolean wasProbing = pacer.probing();
+        int due;
+        while ((due = pacer.fillerBytesDue(nowMicros + 1000)) > 0) { // bytes due by the end of this 1 ms step
+            send(Math.min(due, pacer.fillerPacketSize()) < 200 ? 200 : pacer.fillerPacketSize());
+        }
+        if (!wasProbing && pacer.probing()) {
             probesSent++;
-        }
-        int packetSize = Math.max(200, Math.min(MEDIA_PACKET, activeProbe.minBytes() / activeProbe.minPackets()));
-        int due = activeProbe.bytesDueAt(nowMicros - probeStartMicros + 1000);
-        while (probeBytesSent < due) {
-            send(packetSize);
-        }
-        if (probeBytesSent >= activeProbe.minBytes()) {
-            activeProbe = null;
         }
     }
 
     private long send(int size) {
         int seq = sent++;
-        int probeCluster = -1;
-        if (activeProbe != null) {
-            probeCluster = activeProbe.id();
-            probeBytesSent += size;
-        }
-        estimator.onPacketSent(seq & 0xFFFF, nowMicros, size, probeCluster);
+        pacer.onPacketSent(seq & 0xFFFF, nowMicros, size);
         arrival[seq] = link.send(nowMicros, size);
         return arrival[seq];
     }
 
     /** A transport-cc report of everything that arrived by now, with gaps before the last arrival as lost. */
-    private void deliverFeedback() {
+    private void generateFeedback() {
         int last = -1;
         for (int i = nextReport; i < sent; i++) {
             if (arrival[i] != LinkEmulator.DROPPED && arrival[i] <= nowMicros) {
@@ -146,12 +145,19 @@ final class ClosedLoopSimulation {
         if (last < 0) {
             return;
         }
-        estimator.onFeedbackStart(nowMicros);
-        for (int i = nextReport; i <= last; i++) {
-            boolean received = arrival[i] != LinkEmulator.DROPPED;
-            estimator.onPacketFeedback(i & 0xFFFF, received, received ? arrival[i] : 0);
+        // through the wire format, as the SFU will receive it
+        int count = last - nextReport + 1;
+        long[] arrivals = new long[count];
+        for (int i = 0; i < count; i++) {
+            long a = arrival[nextReport + i];
+            arrivals[i] = a == LinkEmulator.DROPPED ? -1 : a;
         }
-        estimator.onFeedbackEnd(nowMicros);
+        int len = TransportFeedbackWriter.write(wire, 0, 1, 2, nextReport & 0xFFFF, arrivals, count, feedbackCount++);
+        if (len < 0) {
+            throw new IllegalStateException("feedback did not fit");
+        }
+        // the report travels back over an uncongested reverse path
+        inFlightFeedback.add(new PendingFeedback(nowMicros + REVERSE_DELAY_MICROS, java.util.Arrays.copyOf(wire, len), count));
         nextReport = last + 1;
     }
 

@@ -45,6 +45,16 @@ class SendSideBandwidthEstimatorTest {
     }
 
     @Test
+    void jitterAloneIsNotMistakenForCongestion() {
+        LinkEmulator link = new LinkEmulator(2_000_000, 20_000, 400_000, 0, 11);
+        link.setJitterMicros(10_000); // up to 10 ms per packet, e.g. Wi-Fi
+        ClosedLoopSimulation sim = new ClosedLoopSimulation(BweConfig.defaults(), link, encoder(1_000_000), true);
+        sim.run(30_000);
+        // the encoder wants 1 Mbps on a 2 Mbps path: the estimate must stay above what it wants
+        assertThat(sim.minEstimate(5_000, 30_000)).as(sim.trace(0, 30_000, 1000)).isGreaterThan(1_000_000);
+    }
+
+    @Test
     void initialProbingReachesAFastLinkWithinTwoSeconds() {
         ClosedLoopSimulation sim = sim(2_000_000, 0);
         sim.run(2_000);
@@ -90,7 +100,8 @@ class SendSideBandwidthEstimatorTest {
         ClosedLoopSimulation light = sim(10_000_000, 0.01);
         light.run(15_000);
         assertThat(lossy.meanEstimate(10_000, 15_000)).as(lossy.trace(0, 15_000, 1000)).isLessThan(300_000);
-        assertThat(lossy.estimator.stats(15_000_000).lossFraction()).isBetween(0.1, 0.3);
+        // one reporting period is only ~20 packets at this rate: its loss is a noisy sample of the 20 %
+        assertThat(lossy.estimator.stats(15_000_000).lossFraction()).isBetween(0.02, 0.5);
         assertThat(light.meanEstimate(10_000, 15_000)).as(light.trace(0, 15_000, 1000)).isGreaterThan(1_500_000);
     }
 

@@ -50,6 +50,22 @@ class LinkEmulatorTest {
     }
 
     @Test
+    void jitterDelaysWithinItsBoundAndKeepsOrder() {
+        LinkEmulator link = new LinkEmulator(0, 10_000, 0, 0, 3);
+        link.setJitterMicros(15_000);
+        long prev = 0;
+        long maxExtra = 0;
+        for (long t = 0; t < 1_000_000; t += 1_000) {
+            long a = link.send(t, 100);
+            assertThat(a).isGreaterThanOrEqualTo(prev);
+            assertThat(a).isGreaterThanOrEqualTo(t + 10_000);
+            maxExtra = Math.max(maxExtra, a - t - 10_000);
+            prev = a;
+        }
+        assertThat(maxExtra).isBetween(10_000L, 15_000L);
+    }
+
+    @Test
     void rejectsNonsense() {
         assertThatThrownBy(() -> new LinkEmulator(1, 0, 0, 1.5, 1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new LinkEmulator(1, -1, 0, 0, 1)).isInstanceOf(IllegalArgumentException.class);

@@ -21,6 +21,8 @@ public final class TurnMetrics {
     public final LongAdder packetsPeerToClient = new LongAdder();
     public final LongAdder bytesPeerToClient = new LongAdder();
     public final LongAdder allocationsCreated = new LongAdder();
+    public final LongAdder channelBinds = new LongAdder();
+    public final LongAdder dataIndications = new LongAdder();
     public final LongAdder allocationsExpired = new LongAdder();
     public final LongAdder unauthenticatedThrottled = new LongAdder();
     public final LongAdder malformedPackets = new LongAdder();
@@ -91,6 +93,8 @@ public final class TurnMetrics {
         gauge(b, "parley_turn_draining", "1 while draining", draining.getAsLong());
         counter(b, "parley_turn_allocations_created_total", "Allocations created", allocationsCreated.sum());
         counter(b, "parley_turn_allocations_expired_total", "Allocations that expired", allocationsExpired.sum());
+        counter(b, "parley_turn_channel_binds_total", "Successful ChannelBind requests", channelBinds.sum());
+        counter(b, "parley_turn_data_indications_total", "Peer packets sent to clients as Data indications (no channel)", dataIndications.sum());
         b.append("# HELP parley_turn_relayed_packets_total Relayed packets\n# TYPE parley_turn_relayed_packets_total counter\n");
         b.append("parley_turn_relayed_packets_total{direction=\"client_to_peer\"} ").append(packetsClientToPeer.sum()).append('\n');
         b.append("parley_turn_relayed_packets_total{direction=\"peer_to_client\"} ").append(packetsPeerToClient.sum()).append('\n');

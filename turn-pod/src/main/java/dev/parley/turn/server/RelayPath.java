@@ -129,6 +129,7 @@ public final class RelayPath {
             scratch.writer.begin(out, StunMessageType.of(StunMethod.DATA, StunClass.INDICATION), txid)
                     .xorAddress(StunAttribute.XOR_PEER_ADDRESS, ip, peer.getPort())
                     .attribute(StunAttribute.DATA, payload, payload.readerIndex(), len);
+            metrics.dataIndications.increment();
         }
         client.write(out);
         metrics.packetsPeerToClient.increment();

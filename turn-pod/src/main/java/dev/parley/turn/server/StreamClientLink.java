@@ -13,8 +13,15 @@ final class StreamClientLink implements ClientLink {
     /** The connection's allocation (RFC 8656: a TCP/TLS connection is its own 5-tuple); loop-confined. */
     dev.parley.turn.allocation.Allocation allocation;
 
+    private final InetSocketAddress remote;
+
     StreamClientLink(Channel connection) {
+        this(connection, (InetSocketAddress) connection.remoteAddress());
+    }
+
+    StreamClientLink(Channel connection, InetSocketAddress remote) {
         this.connection = connection;
+        this.remote = remote;
     }
 
     @Override
@@ -25,6 +32,11 @@ final class StreamClientLink implements ClientLink {
     @Override
     public void flush() {
         connection.flush();
+    }
+
+    @Override
+    public void flushLater() {
+        FlushBatcher.current().flushLater(connection);
     }
 
     @Override
@@ -39,7 +51,7 @@ final class StreamClientLink implements ClientLink {
 
     @Override
     public InetSocketAddress remote() {
-        return (InetSocketAddress) connection.remoteAddress();
+        return remote;
     }
 
     @Override

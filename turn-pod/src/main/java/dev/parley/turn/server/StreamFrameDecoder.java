@@ -26,7 +26,7 @@ public final class StreamFrameDecoder extends ByteToMessageDecoder {
             int len = in.getUnsignedShort(r + 2);
             int frame;
             int consumed;
-            if (ChannelData.isValidChannel(first)) {
+            if (ChannelData.isLegacyValidChannel(first)) {
                 frame = ChannelData.HEADER_LENGTH + len;
                 consumed = ChannelData.streamFrameLength(len);
             } else if ((first & 0xC000) == 0 && (len & 3) == 0) {

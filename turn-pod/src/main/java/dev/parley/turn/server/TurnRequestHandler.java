@@ -116,12 +116,12 @@ public final class TurnRequestHandler {
                 case StunMethod.REFRESH -> refresh(link, m, ctx);
                 case StunMethod.CREATE_PERMISSION -> createPermission(link, m, ctx);
                 case StunMethod.CHANNEL_BIND -> channelBind(link, m, ctx);
-                default -> error(link, m, ctx, StunErrorCode.BAD_REQUEST, null, -1);
+                default -> error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: unknown method", null, -1);
             }
         } catch (StunParseException e) {
             metrics.malformedPackets.increment();
             if (m.isRequest()) {
-                error(link, m, ctx, StunErrorCode.BAD_REQUEST, null, -1);
+                error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: " + e.getMessage(), null, -1);
             }
         }
         return null;
@@ -160,7 +160,7 @@ public final class TurnRequestHandler {
         }
         metrics.authFailure(r.failure());
         switch (r.outcome()) {
-            case BAD_REQUEST -> error(link, m, ctx, StunErrorCode.BAD_REQUEST, null, -1);
+            case BAD_REQUEST -> error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: USERNAME, REALM and NONCE required", null, -1);
             case STALE_NONCE -> challenge(link, m, ctx, StunErrorCode.STALE_NONCE);
             default -> challenge(link, m, ctx, StunErrorCode.UNAUTHENTICATED);
         }
@@ -187,13 +187,17 @@ public final class TurnRequestHandler {
     }
 
     private void error(ClientLink link, StunMessage m, Context ctx, int code, byte[] key, int unknownAttr) {
+        error(link, m, ctx, code, null, key, unknownAttr);
+    }
+
+    private void error(ClientLink link, StunMessage m, Context ctx, int code, String reason, byte[] key, int unknownAttr) {
         if (!m.isRequest()) {
             return;
         }
         metrics.errorResponse(code);
         ByteBuf out = link.alloc().ioBuffer(128);
         StunMessageWriter w = ctx.writer.begin(out, StunMessageType.of(m.method(), StunClass.ERROR_RESPONSE), m)
-                .errorCode(code, null);
+                .errorCode(code, reason);
         if (unknownAttr >= 0) {
             w.unknownAttributes(unknownAttr);
         }
@@ -237,7 +241,7 @@ public final class TurnRequestHandler {
         }
         int transport = m.requestedTransport();
         if (transport < 0) {
-            error(link, m, ctx, StunErrorCode.BAD_REQUEST, a.key(), -1);
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: REQUESTED-TRANSPORT missing", a.key(), -1);
             return;
         }
         if (transport != UDP) {
@@ -427,7 +431,7 @@ public final class TurnRequestHandler {
             peers[n++] = ctx.addr.toSocketAddress().getAddress();
         }
         if (n == 0) {
-            error(link, m, ctx, StunErrorCode.BAD_REQUEST, a.key(), -1);
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: XOR-PEER-ADDRESS missing", a.key(), -1);
             return;
         }
         for (int i = 0; i < n; i++) {
@@ -478,8 +482,8 @@ public final class TurnRequestHandler {
             return;
         }
         int channel = m.channelNumber();
-        if (!ChannelData.isValidChannel(channel) || !m.xorAddress(StunAttribute.XOR_PEER_ADDRESS, ctx.addr)) {
-            error(link, m, ctx, StunErrorCode.BAD_REQUEST, a.key(), -1);
+        if (!ChannelData.isLegacyValidChannel(channel) || !m.xorAddress(StunAttribute.XOR_PEER_ADDRESS, ctx.addr)) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: CHANNEL-NUMBER or XOR-PEER-ADDRESS invalid", a.key(), -1);
             return;
         }
         InetSocketAddress peer = ctx.addr.toSocketAddress();
@@ -489,7 +493,7 @@ public final class TurnRequestHandler {
             return;
         }
         if (alloc.bindingConflicts(channel, peer)) {
-            error(link, m, ctx, StunErrorCode.BAD_REQUEST, a.key(), -1);
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: channel or peer already bound differently", a.key(), -1);
             return;
         }
         long now = clock.getAsLong();
@@ -499,6 +503,7 @@ public final class TurnRequestHandler {
             return;
         }
         alloc.installPermission(peer.getAddress(), now + TurnConfig.PERMISSION_LIFETIME * 1000L);
+        metrics.channelBinds.increment();
         ByteBuf out = link.alloc().ioBuffer(96);
         success(link, m, ctx, out);
         seal(link, ctx, out, a.key());
