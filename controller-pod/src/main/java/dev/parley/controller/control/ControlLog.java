@@ -1,0 +1,107 @@
+package dev.parley.controller.control;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.api.ApiException;
+import jakarta.inject.Singleton;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The per-meeting control event log. Appends happen inside the command's transaction (so events and
+ * state commit together) and are fenced by the epoch: the sequence lives in {@code meetings.control_seq}
+ * and is only advanced where {@code controller_epoch} is ours.
+ */
+@Singleton
+public class ControlLog {
+    /** How many events per meeting and epoch are kept for resume; older cursors get snapshot_required. */
+    public static final int RETENTION = 1000;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    public ControlEvent append(Connection c, UUID meetingId, long epoch, String type, ObjectNode payload,
+                               UUID audience) throws SQLException {
+        long seq;
+        try (PreparedStatement ps = c.prepareStatement(
+                "UPDATE meetings SET control_seq = control_seq + 1 WHERE meeting_id = ? AND controller_epoch = ? "
+                        + "RETURNING control_seq")) {
+            ps.setObject(1, meetingId);
+            ps.setLong(2, epoch);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw ApiException.unavailable("owner_changed", "controller epoch superseded; retry");
+                }
+                seq = rs.getLong(1);
+            }
+        }
+        UUID id = UUID.randomUUID();
+        try (PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO control_events (meeting_id, controller_epoch, seq, event_id, event_type, payload, "
+                        + "audience_participant_id) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?)")) {
+            ps.setObject(1, meetingId);
+            ps.setLong(2, epoch);
+            ps.setLong(3, seq);
+            ps.setObject(4, id);
+            ps.setString(5, type);
+            ps.setString(6, payload.toString());
+            ps.setObject(7, audience);
+            ps.executeUpdate();
+        }
+        if (seq % 200 == 0) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "DELETE FROM control_events WHERE meeting_id = ? AND (controller_epoch < ? OR seq <= ?)")) {
+                ps.setObject(1, meetingId);
+                ps.setLong(2, epoch);
+                ps.setLong(3, seq - RETENTION);
+                ps.executeUpdate();
+            }
+        }
+        return new ControlEvent(meetingId, epoch, seq, id, type, payload, audience);
+    }
+
+    /**
+     * Events after {@code after} for a viewer, or null when they can't be replayed exactly (other epoch,
+     * or the next event fell out of retention).
+     */
+    public List<ControlEvent> after(Connection c, UUID meetingId, Cursor after, long currentEpoch, long currentSeq,
+                                    UUID viewer) throws SQLException {
+        if (after.epoch() != currentEpoch || after.seq() > currentSeq) {
+            return null;
+        }
+        List<ControlEvent> out = new ArrayList<>();
+        long expected = after.seq() + 1;
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT seq, event_id, event_type, payload::text, audience_participant_id FROM control_events "
+                        + "WHERE meeting_id = ? AND controller_epoch = ? AND seq > ? ORDER BY seq")) {
+            ps.setObject(1, meetingId);
+            ps.setLong(2, currentEpoch);
+            ps.setLong(3, after.seq());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long seq = rs.getLong(1);
+                    if (seq != expected) {
+                        return null; // a gap: retention passed
+                    }
+                    expected++;
+                    UUID aud = rs.getObject(5, UUID.class);
+                    if (aud != null && !aud.equals(viewer)) {
+                        continue;
+                    }
+                    out.add(new ControlEvent(meetingId, currentEpoch, seq, rs.getObject(2, UUID.class), rs.getString(3),
+                            (ObjectNode) JSON.readTree(rs.getString(4)), aud));
+                }
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new SQLException("unreadable control event", e);
+            }
+        }
+        if (expected - 1 != currentSeq) {
+            return null;
+        }
+        return out;
+    }
+}

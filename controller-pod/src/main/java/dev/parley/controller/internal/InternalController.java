@@ -1,0 +1,107 @@
+package dev.parley.controller.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.api.ApiException;
+import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.api.Responses;
+import dev.parley.controller.config.ParleyConfig;
+import dev.parley.controller.signaling.SessionHub;
+import dev.parley.platform.internal.InternalAuth;
+import dev.parley.platform.internal.SfuEvent;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Consumes;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Header;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.micronaut.security.annotation.Secured;
+import io.micronaut.security.rules.SecurityRule;
+
+import java.util.UUID;
+
+/**
+ * Internal endpoints (shared bearer secret, never exposed publicly): SFU events for the owner, and the
+ * public half of the ticket key for SFUs in local mode.
+ */
+@Controller("/internal/v1")
+@Secured(SecurityRule.IS_ANONYMOUS)
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class InternalController {
+    private final InternalAuth auth;
+    private final SessionHub sessions;
+    private final com.nimbusds.jose.jwk.ECKey ticketKey;
+    private final dev.parley.controller.db.Db db;
+
+    public InternalController(ParleyConfig cfg, SessionHub sessions, com.nimbusds.jose.jwk.ECKey ticketKey,
+                              dev.parley.controller.db.Db db) {
+        this.auth = cfg.internalSecret() == null ? null : new InternalAuth(cfg.internalSecret());
+        this.sessions = sessions;
+        this.ticketKey = ticketKey;
+        this.db = db;
+    }
+
+    /** Dead-lettered outbox events (visible for operators; redrive by clearing dead_lettered_at). */
+    @Get("/outbox/dead-letters")
+    public HttpResponse<String> deadLetters(@Nullable @Header("Authorization") String authorization) {
+        check(authorization);
+        ObjectNode out = JsonBody.obj();
+        var items = out.putArray("dead_letters");
+        db.readSnapshot(c -> {
+            try (var ps = c.prepareStatement("SELECT event_id, meeting_id, event_type, attempts, last_error, dead_lettered_at "
+                    + "FROM outbox_events WHERE dead_lettered_at IS NOT NULL ORDER BY dead_lettered_at LIMIT 500");
+                 var rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ObjectNode o = items.addObject();
+                    o.put("event_id", rs.getString(1));
+                    o.put("meeting_id", rs.getString(2));
+                    o.put("event_type", rs.getString(3));
+                    o.put("attempts", rs.getInt(4));
+                    o.put("last_error", rs.getString(5));
+                    o.put("dead_lettered_at", rs.getTimestamp(6).toInstant().toString());
+                }
+            }
+            return null;
+        });
+        return Responses.json(200, out);
+    }
+
+    private void check(String header) {
+        if (auth == null || !auth.accepts(header)) {
+            throw new ApiException(401, "unauthenticated", "internal secret required");
+        }
+    }
+
+    /** SFU → owner: hints (connected, failed, tracks, speakers); relayed to the meeting's sockets. */
+    @Post("/sfu-events")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public HttpResponse<String> sfuEvent(@Nullable @Header("Authorization") String authorization,
+                                         @Nullable @Body String body) {
+        check(authorization);
+        ObjectNode o = JsonBody.object(body);
+        SfuEvent ev;
+        try {
+            ev = JsonBody.JSON.treeToValue(o, SfuEvent.class);
+        } catch (Exception e) {
+            throw ApiException.badRequest("invalid_body", "not an SFU event");
+        }
+        if (ev.type() == null || ev.meetingId() == null) {
+            throw ApiException.badRequest("missing_field", "type and meeting_id are required");
+        }
+        UUID m = JsonBody.parseUuid(ev.meetingId(), "meeting_id");
+        sessions.volatileMessage(m, ev.type(), ev.participantId() == null ? "" : ev.participantId());
+        return HttpResponse.noContent();
+    }
+
+    @Get("/ticket-key")
+    public HttpResponse<String> ticketKey(@Nullable @Header("Authorization") String authorization) {
+        check(authorization);
+        ObjectNode o = JsonBody.obj();
+        o.put("jwk", ticketKey.toPublicJWK().toJSONString());
+        return Responses.json(200, o);
+    }
+}

@@ -1,0 +1,360 @@
+package dev.parley.controller.media;
+
+import dev.parley.controller.command.CommandService;
+import dev.parley.controller.config.ParleyConfig;
+import dev.parley.controller.control.ControlEvent;
+import dev.parley.controller.db.Db;
+import dev.parley.controller.ownership.Ownership;
+import dev.parley.controller.signaling.SessionHub;
+import dev.parley.platform.etcd.ProcessLease;
+import dev.parley.platform.etcd.SfuEntry;
+import dev.parley.platform.grant.Grant;
+import dev.parley.platform.grant.GrantAck;
+import dev.parley.platform.grant.PublishRights;
+import dev.parley.platform.grant.PutGrantsRequest;
+import dev.parley.platform.internal.InternalError;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micronaut.context.annotation.Context;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Media authorisation at the SFUs for the meetings we own: pushes grants after each commit, renews them
+ * about every second with a ttl of at most 3 s and never beyond what the lease can vouch for, and
+ * tracks pending commands until every SFU acknowledged the new version or every older grant provably
+ * expired ({@code committed} → {@code applied}). A lease in doubt stops all renewals.
+ */
+@Context
+@Singleton
+public final class GrantService {
+    private static final Logger LOG = LoggerFactory.getLogger(GrantService.class);
+    /** Safety margin between grant expiry and what the lease vouches for. */
+    static final long LEASE_MARGIN_MS = 300;
+
+    private final Db db;
+    private final Ownership ownership;
+    private final ProcessLease lease;
+    private final SfuClient sfus;
+    private final SfuSelector selector;
+    private final CommandService commands;
+    private final SessionHub sessions;
+    private final Timer enforcementLag;
+    private final Map<UUID, MeetingGrants> meetings = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService exec = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "grant-renewal");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public GrantService(Db db, Ownership ownership, ProcessLease lease, SfuClient sfus, SfuSelector selector,
+                        CommandService commands, SessionHub sessions, MeterRegistry meters, ParleyConfig cfg) {
+        this.db = db;
+        this.ownership = ownership;
+        this.lease = lease;
+        this.sfus = sfus;
+        this.selector = selector;
+        this.commands = commands;
+        this.sessions = sessions;
+        this.enforcementLag = Timer.builder("authorization_enforcement_lag")
+                .description("commit of a permission change until every SFU enforces it (applied)")
+                .publishPercentiles(0.5, 0.99).register(meters);
+        meters.gauge("active_meetings", meetings, Map::size);
+        ownership.onAcquired(this::acquired);
+        ownership.onLost(meetings::remove);
+        exec.scheduleWithFixedDelay(this::renewAll, cfg.grantRenewMillis(), cfg.grantRenewMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Per participant: what we want the SFU to hold and what we know it holds. */
+    static final class PartState {
+        volatile long version;
+        volatile PublishRights rights = PublishRights.NONE;
+        volatile boolean active;
+        volatile String sfu;
+        volatile long acked = -1;
+        volatile boolean removedAtSfu;
+        /** version → latest expiry (nanoTime) of any grant we sent with that version. */
+        final NavigableMap<Long, Long> sentExpiry = new ConcurrentSkipListMap<>();
+
+        /** When every grant older than version v has certainly expired at the SFU. */
+        long olderGrantsExpireAt(long v) {
+            long max = Long.MIN_VALUE;
+            for (Long e : sentExpiry.headMap(v, false).values()) {
+                max = Math.max(max, e);
+            }
+            return max;
+        }
+    }
+
+    record Pending(UUID commandId, Map<UUID, Long> targets, long committedNanos, boolean endsMeeting) {
+    }
+
+    static final class MeetingGrants {
+        final long epoch;
+        final Map<UUID, PartState> parts = new ConcurrentHashMap<>();
+        final List<Pending> pending = new CopyOnWriteArrayList<>();
+
+        MeetingGrants(long epoch) {
+            this.epoch = epoch;
+        }
+    }
+
+    private void acquired(UUID meetingId, long epoch) {
+        MeetingGrants g = new MeetingGrants(epoch);
+        meetings.put(meetingId, g);
+        reload(meetingId);
+        // commands the previous owner left pending: the old owner's grants expire within ttl + timeout
+        db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT command_id, participant_id, command_type FROM commands "
+                    + "WHERE meeting_id = ? AND media_enforcement = 'pending'")) {
+                ps.setObject(1, meetingId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        Map<UUID, Long> targets = new HashMap<>();
+                        UUID pid = rs.getObject(2, UUID.class);
+                        if (pid != null && g.parts.containsKey(pid)) {
+                            targets.put(pid, g.parts.get(pid).version);
+                        }
+                        g.pending.add(new Pending(rs.getObject(1, UUID.class), targets, System.nanoTime(),
+                                "end_meeting".equals(rs.getString(3))));
+                    }
+                }
+            }
+            return null;
+        });
+        for (PartState p : g.parts.values()) {
+            // unknown grants from the previous epoch: assume the longest they could live
+            p.sentExpiry.put(0L, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Grant.MAX_TTL_MS
+                    + SfuClient.GRANT_TIMEOUT.toMillis()));
+        }
+    }
+
+    /** Re-reads the participants that have (or had) a transport. */
+    public void reload(UUID meetingId) {
+        MeetingGrants g = meetings.get(meetingId);
+        if (g == null) {
+            return;
+        }
+        db.readSnapshot(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT participant_id, version, admission_state, "
+                    + "audio_publish_allowed, video_publish_allowed, screen_publish_allowed, sfu_pod "
+                    + "FROM meeting_participants WHERE meeting_id = ? AND sfu_pod IS NOT NULL")) {
+                ps.setObject(1, meetingId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        UUID pid = rs.getObject(1, UUID.class);
+                        long v = rs.getLong(2);
+                        PartState s = g.parts.computeIfAbsent(pid, k -> new PartState());
+                        synchronized (s) {
+                            if (v < s.version) {
+                                continue;
+                            }
+                            boolean admitted = "admitted".equals(rs.getString(3));
+                            s.version = v;
+                            s.active = admitted;
+                            s.rights = admitted ? new PublishRights(rs.getBoolean(4), rs.getBoolean(5), rs.getBoolean(6))
+                                    : PublishRights.NONE;
+                            String sfu = rs.getString(7);
+                            if (!sfu.equals(s.sfu)) {
+                                s.sfu = sfu;
+                                s.acked = -1;
+                            }
+                        }
+                    }
+                }
+            }
+            return null;
+        });
+    }
+
+    /** After a command commit: re-read, track enforcement, push at once. */
+    public void afterCommit(UUID meetingId, CommandService.Committed cmd) {
+        MeetingGrants g = meetings.get(meetingId);
+        if (g == null || cmd.replay()) {
+            return;
+        }
+        reload(meetingId);
+        if (cmd.pending()) {
+            g.pending.add(new Pending(cmd.commandId(), Map.copyOf(cmd.grantTargets()), System.nanoTime(), cmd.endsMeeting()));
+        }
+        push(meetingId, g);
+    }
+
+    /** After a transport was reserved: the SFU should hold a grant before the client's offer arrives. */
+    public void afterTransport(UUID meetingId) {
+        MeetingGrants g = meetings.get(meetingId);
+        if (g != null) {
+            reload(meetingId);
+            push(meetingId, g);
+        }
+    }
+
+    /** The current grant of a participant for a transport request, or null when not owned/unknown. */
+    public Grant currentGrant(UUID meetingId, UUID participantId) {
+        MeetingGrants g = meetings.get(meetingId);
+        PartState s = g == null ? null : g.parts.get(participantId);
+        long ttl = ttlNow();
+        if (s == null || ttl <= 0) {
+            return null;
+        }
+        synchronized (s) {
+            long exp = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttl) + SfuClient.GRANT_TIMEOUT.toNanos();
+            s.sentExpiry.merge(s.version, exp, Math::max);
+            return s.active ? new Grant(participantId.toString(), s.version, g.epoch, s.rights, true, ttl)
+                    : Grant.revoked(participantId.toString(), s.version, g.epoch, ttl);
+        }
+    }
+
+    public Long epochOf(UUID meetingId) {
+        MeetingGrants g = meetings.get(meetingId);
+        return g == null ? null : g.epoch;
+    }
+
+    /** Grant ttl for now: ≤ 3 s and ending before the lease could expire; 0 = don't grant. */
+    long ttlNow() {
+        long ttl = Math.min(Grant.MAX_TTL_MS, lease.confirmedRemainingMillis() - LEASE_MARGIN_MS);
+        return ttl < 200 ? 0 : ttl;
+    }
+
+    private void renewAll() {
+        try {
+            for (Map.Entry<UUID, MeetingGrants> e : meetings.entrySet()) {
+                push(e.getKey(), e.getValue());
+                checkPending(e.getKey(), e.getValue());
+            }
+        } catch (RuntimeException ex) {
+            LOG.warn("grant renewal round failed", ex);
+        }
+    }
+
+    private void push(UUID meetingId, MeetingGrants g) {
+        long ttl = ttlNow();
+        if (ttl <= 0) {
+            return; // lease in doubt: let every grant run out
+        }
+        Map<String, List<Grant>> bySfu = new HashMap<>();
+        Map<String, List<PartState>> statesBySfu = new HashMap<>();
+        long now = System.nanoTime();
+        long expiry = now + TimeUnit.MILLISECONDS.toNanos(ttl) + SfuClient.GRANT_TIMEOUT.toNanos();
+        for (Map.Entry<UUID, PartState> e : g.parts.entrySet()) {
+            PartState s = e.getValue();
+            synchronized (s) {
+                if (s.sfu == null || (!s.active && s.removedAtSfu)) {
+                    continue;
+                }
+                Grant grant = s.active ? new Grant(e.getKey().toString(), s.version, g.epoch, s.rights, true, ttl)
+                        : Grant.revoked(e.getKey().toString(), s.version, g.epoch, ttl);
+                s.sentExpiry.merge(s.version, expiry, Math::max);
+                bySfu.computeIfAbsent(s.sfu, k -> new ArrayList<>()).add(grant);
+                statesBySfu.computeIfAbsent(s.sfu, k -> new ArrayList<>()).add(s);
+            }
+        }
+        for (Map.Entry<String, List<Grant>> e : bySfu.entrySet()) {
+            SfuEntry sfu = selector.get(e.getKey()).orElse(null);
+            if (sfu == null) {
+                sessions.volatileMessage(meetingId, "media_server_lost", e.getKey());
+                continue; // SFU gone: its grants expire on their own
+            }
+            PutGrantsRequest req = new PutGrantsRequest(meetingId.toString(), g.epoch, e.getValue());
+            sfus.putGrants(sfu.internalUrl(), req).thenAccept(res -> {
+                if (res.ok()) {
+                    onAcks(meetingId, g, sfu, res.body().acks());
+                } else if (res.status() == 409 && res.error() != null
+                        && InternalError.STALE_EPOCH.equals(res.error().code())) {
+                    LOG.warn("SFU {} refused epoch {} of meeting {}: a newer owner exists", sfu.pod(), g.epoch, meetingId);
+                    ownership.lost(meetingId, g.epoch);
+                } else {
+                    LOG.debug("grant push to {} failed: {} {}", sfu.pod(), res.status(), res.error());
+                }
+            });
+        }
+    }
+
+    private void onAcks(UUID meetingId, MeetingGrants g, SfuEntry sfu, List<GrantAck> acks) {
+        if (acks == null) {
+            return;
+        }
+        for (GrantAck a : acks) {
+            UUID pid;
+            try {
+                pid = UUID.fromString(a.participantId());
+            } catch (RuntimeException e) {
+                continue;
+            }
+            PartState s = g.parts.get(pid);
+            if (s == null || !sfu.pod().equals(s.sfu)) {
+                continue;
+            }
+            synchronized (s) {
+                s.acked = Math.max(s.acked, a.version());
+                s.sentExpiry.headMap(s.acked, false).clear();
+                if (!s.active && s.acked >= s.version && !s.removedAtSfu) {
+                    s.removedAtSfu = true;
+                    sfus.removeParticipant(sfu.internalUrl(), meetingId.toString(), pid.toString(), g.epoch);
+                }
+            }
+        }
+        checkPending(meetingId, g);
+    }
+
+    private void checkPending(UUID meetingId, MeetingGrants g) {
+        long now = System.nanoTime();
+        for (Pending p : g.pending) {
+            boolean done = true;
+            for (Map.Entry<UUID, Long> t : p.targets().entrySet()) {
+                PartState s = g.parts.get(t.getKey());
+                if (s == null) {
+                    continue;
+                }
+                boolean acked = s.acked >= t.getValue();
+                long olderExpiry = s.olderGrantsExpireAt(t.getValue());
+                boolean oldExpired = olderExpiry == Long.MIN_VALUE || now - olderExpiry > 0;
+                if (!acked && !oldExpired) {
+                    done = false;
+                    break;
+                }
+            }
+            if (done && g.pending.remove(p)) {
+                try {
+                    List<ControlEvent> events = commands.markApplied(meetingId, g.epoch, p.commandId(), p.endsMeeting());
+                    enforcementLag.record(now - p.committedNanos(), TimeUnit.NANOSECONDS);
+                    sessions.publish(meetingId, events);
+                    if (p.endsMeeting()) {
+                        sessions.closeMeeting(meetingId);
+                    }
+                } catch (RuntimeException e) {
+                    LOG.warn("marking command {} applied failed: {}", p.commandId(), e.toString());
+                    g.pending.add(p);
+                }
+            }
+        }
+    }
+
+    /** Whether a command is still pending here (for tests and the API). */
+    public boolean isPending(UUID meetingId, UUID commandId) {
+        MeetingGrants g = meetings.get(meetingId);
+        return g != null && g.pending.stream().anyMatch(p -> p.commandId().equals(commandId));
+    }
+
+    @PreDestroy
+    void stop() {
+        exec.shutdownNow();
+    }
+}

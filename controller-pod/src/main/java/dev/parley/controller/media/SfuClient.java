@@ -1,0 +1,97 @@
+package dev.parley.controller.media;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.parley.controller.config.ParleyConfig;
+import dev.parley.platform.grant.PutGrantsRequest;
+import dev.parley.platform.grant.PutGrantsResponse;
+import dev.parley.platform.internal.CreateTransportRequest;
+import dev.parley.platform.internal.CreateTransportResponse;
+import dev.parley.platform.internal.InternalError;
+import dev.parley.platform.internal.InternalPaths;
+import dev.parley.platform.internal.UpdateSubscriptionsRequest;
+import dev.parley.platform.internal.UpdateSubscriptionsResponse;
+import jakarta.inject.Singleton;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/** HTTP client of the SFU internal API (docs/internal-api.md), authenticated with the shared secret. */
+@Singleton
+public class SfuClient {
+    /** Timeout of a grant push; part of the "old grant provably expired" bound. */
+    public static final Duration GRANT_TIMEOUT = Duration.ofMillis(1000);
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1))
+            .version(HttpClient.Version.HTTP_1_1).build();
+    private final ObjectMapper json = new ObjectMapper();
+    private final String auth;
+
+    public SfuClient(ParleyConfig cfg) {
+        this.auth = cfg.internalSecret() == null ? null : "Bearer " + cfg.internalSecret();
+    }
+
+    /** Outcome of a call: body on 2xx, or the SFU's error. */
+    public record Result<T>(int status, T body, InternalError error) {
+        public boolean ok() {
+            return status / 100 == 2 && body != null;
+        }
+    }
+
+    private HttpRequest.Builder req(String base, String path, Duration timeout) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout)
+                .header("Content-Type", "application/json");
+        if (auth != null) {
+            b.header("Authorization", auth);
+        }
+        return b;
+    }
+
+    public CompletableFuture<Result<PutGrantsResponse>> putGrants(String base, PutGrantsRequest r) {
+        return send(req(base, InternalPaths.GRANTS, GRANT_TIMEOUT).PUT(body(r)).build(), PutGrantsResponse.class);
+    }
+
+    public CompletableFuture<Result<CreateTransportResponse>> createTransport(String base, CreateTransportRequest r) {
+        return send(req(base, InternalPaths.TRANSPORTS, Duration.ofSeconds(5)).POST(body(r)).build(),
+                CreateTransportResponse.class);
+    }
+
+    public CompletableFuture<Result<UpdateSubscriptionsResponse>> updateSubscriptions(String base, String meetingId,
+                                                                                    String participantId,
+                                                                                    UpdateSubscriptionsRequest r) {
+        return send(req(base, InternalPaths.subscriptions(meetingId, participantId), Duration.ofSeconds(3)).PUT(body(r)).build(),
+                UpdateSubscriptionsResponse.class);
+    }
+
+    public CompletableFuture<Integer> removeParticipant(String base, String meetingId, String participantId, long epoch) {
+        return http.sendAsync(req(base, InternalPaths.participant(meetingId, participantId, epoch), Duration.ofSeconds(2))
+                        .DELETE().build(), HttpResponse.BodyHandlers.discarding())
+                .thenApply(HttpResponse::statusCode)
+                .exceptionally(t -> 0);
+    }
+
+    private HttpRequest.BodyPublisher body(Object o) {
+        try {
+            return HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(o));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private <T> CompletableFuture<Result<T>> send(HttpRequest r, Class<T> type) {
+        return http.sendAsync(r, HttpResponse.BodyHandlers.ofByteArray()).thenApply(resp -> {
+            try {
+                if (resp.statusCode() / 100 == 2) {
+                    return new Result<>(resp.statusCode(), json.readValue(resp.body(), type), null);
+                }
+                InternalError err = resp.body().length == 0 ? null : json.readValue(resp.body(), InternalError.class);
+                return new Result<T>(resp.statusCode(), null, err);
+            } catch (Exception e) {
+                return new Result<T>(resp.statusCode(), null, new InternalError("unreadable_response", null, null));
+            }
+        }).exceptionally(t -> new Result<>(0, null, new InternalError("unreachable", null, t.getClass().getSimpleName())));
+    }
+}

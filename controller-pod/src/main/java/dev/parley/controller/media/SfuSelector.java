@@ -1,0 +1,43 @@
+package dev.parley.controller.media;
+
+import dev.parley.platform.etcd.RegistryWatcher;
+import dev.parley.platform.etcd.SfuEntry;
+import jakarta.inject.Singleton;
+
+import java.util.Comparator;
+import java.util.Optional;
+
+/**
+ * SFU placement from the etcd registry of our region: a meeting stays on its SFU while that SFU is
+ * ACTIVE (meeting-per-SFU); otherwise the ACTIVE SFU with the least stress. Never a DRAINING SFU.
+ */
+@Singleton
+public class SfuSelector {
+    private final RegistryWatcher<SfuEntry> registry;
+
+    public SfuSelector(RegistryWatcher<SfuEntry> registry) {
+        this.registry = registry;
+    }
+
+    public Optional<SfuEntry> choose(String currentPod) {
+        if (currentPod != null) {
+            SfuEntry cur = registry.get(currentPod);
+            if (cur != null && cur.isActive()) {
+                return Optional.of(cur);
+            }
+        }
+        return registry.entries().values().stream()
+                .filter(SfuEntry::isActive)
+                .min(Comparator.comparingDouble((SfuEntry e) -> e.load() == null ? 0 : e.load().stress())
+                        .thenComparing(SfuEntry::pod));
+    }
+
+    public Optional<SfuEntry> get(String pod) {
+        return pod == null ? Optional.empty() : Optional.ofNullable(registry.get(pod));
+    }
+
+    public boolean isUsable(String pod) {
+        SfuEntry e = pod == null ? null : registry.get(pod);
+        return e != null && e.isActive();
+    }
+}

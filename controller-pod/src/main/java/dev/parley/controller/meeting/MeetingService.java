@@ -1,0 +1,113 @@
+package dev.parley.controller.meeting;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.api.ApiException;
+import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.auth.Caller;
+import dev.parley.controller.config.ParleyConfig;
+import dev.parley.controller.db.Db;
+import jakarta.inject.Singleton;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.UUID;
+
+/** Creating and reading meetings. Creation needs no owner: ownership starts with the first join. */
+@Singleton
+public class MeetingService {
+    private final Db db;
+    private final ParleyConfig cfg;
+
+    public MeetingService(Db db, ParleyConfig cfg) {
+        this.db = db;
+        this.cfg = cfg;
+    }
+
+    /** POST /v1/meetings. Returns the creation answer (identical for every retry with the same key). */
+    public ObjectNode create(Caller caller, String key, ObjectNode body) {
+        String title = JsonBody.text(body, "title", true, 200);
+        Boolean waiting = JsonBody.bool(body, "waiting_room_enabled", true);
+        String mode = JsonBody.oneOf(body, "encryption_mode", true, "transport", "e2ee");
+        Long max = JsonBody.nonNegativeLong(body, "max_participants", false);
+        if (max != null && (max < 1 || max > 10_000)) {
+            throw ApiException.badRequest("invalid_field", "field 'max_participants' must be within 1..10000")
+                    .with("field", "max_participants");
+        }
+        int maxParticipants = max == null ? cfg.meetingMaxParticipants() : max.intValue();
+        UUID id = db.tx(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT create_meeting_with_outbox(?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                ps.setObject(1, UUID.randomUUID());
+                ps.setObject(2, caller.tenantId());
+                ps.setObject(3, caller.principalId());
+                ps.setString(4, key);
+                ps.setString(5, title);
+                ps.setString(6, mode);
+                ps.setBoolean(7, waiting);
+                ps.setInt(8, maxParticipants);
+                ps.setString(9, cfg.region());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getObject(1, UUID.class);
+                }
+            } catch (SQLException e) {
+                if ("P0409".equals(e.getSQLState())) {
+                    throw ApiException.conflict("idempotency_key_reused",
+                            "this Idempotency-Key was used with a different request");
+                }
+                throw e;
+            }
+        });
+        ObjectNode out = JsonBody.obj();
+        out.put("meeting_id", id.toString());
+        out.put("status", "scheduled");
+        out.put("version", 1);
+        return out;
+    }
+
+    /** GET /v1/meetings/{id}: only within the caller's tenant (other tenants see 404). */
+    public ObjectNode get(Caller caller, UUID meetingId) {
+        return db.readSnapshot(c -> {
+            MeetingRow m = MeetingRow.load(c, meetingId, false);
+            requireTenant(m, caller);
+            ObjectNode out = JsonBody.obj();
+            out.put("meeting_id", m.meetingId().toString());
+            out.put("title", m.title());
+            out.put("status", m.status());
+            out.put("encryption_mode", m.encryptionMode());
+            out.put("waiting_room_enabled", m.waitingRoomEnabled());
+            out.put("locked", m.locked());
+            out.put("max_participants", m.maxParticipants());
+            out.put("participant_count", m.activeParticipants());
+            out.put("controller_epoch", m.controllerEpoch());
+            out.put("version", m.version());
+            out.put("organizer_id", m.organizerId().toString());
+            return out;
+        });
+    }
+
+    /** 404 for a meeting of another tenant: no information leaks across tenants. */
+    public static void requireTenant(MeetingRow m, Caller caller) {
+        if (!m.tenantId().equals(caller.tenantId())) {
+            throw ApiException.notFound("meeting_not_found", "no such meeting");
+        }
+    }
+
+    /** Checks existence and tenant before any ownership work. */
+    public void requireVisible(Caller caller, UUID meetingId) {
+        db.tx(c -> {
+            requireTenant(MeetingRow.load(c, meetingId, false), caller);
+            return null;
+        });
+    }
+
+    public static MeetingRow lockForOwner(Connection c, UUID meetingId, long epoch, Caller caller) throws SQLException {
+        MeetingRow m = MeetingRow.load(c, meetingId, true);
+        requireTenant(m, caller);
+        if (m.controllerEpoch() != epoch) {
+            throw new NotOwnerException(meetingId, epoch, m.controllerEpoch());
+        }
+        return m;
+    }
+}

@@ -1,0 +1,32 @@
+package dev.parley.controller.observability;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micronaut.context.annotation.Context;
+import jakarta.inject.Singleton;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+
+/** {@code outbox_oldest_unpublished_age} (seconds) read from PostgreSQL when scraped. */
+@Context
+@Singleton
+public class OutboxMetrics {
+    public OutboxMetrics(MeterRegistry meters, DataSource ds) {
+        Gauge.builder("outbox_oldest_unpublished_age", ds, OutboxMetrics::oldestAge)
+                .description("age in seconds of the oldest outbox event not yet published")
+                .baseUnit("seconds").register(meters);
+    }
+
+    static double oldestAge(DataSource ds) {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0) "
+                     + "FROM outbox_events WHERE published_at IS NULL AND dead_lettered_at IS NULL")) {
+            return rs.next() ? rs.getDouble(1) : 0;
+        } catch (Exception e) {
+            return Double.NaN;
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.parley.controller.participant;
+
+import dev.parley.controller.api.ApiException;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.UUID;
+
+/**
+ * Capacity limits, enforced atomically with conditional increments (seed 002's read-compare-set race:
+ * reading a count and then inserting lets simultaneous joins overshoot). Lock order is always
+ * meeting row, then tenant row.
+ */
+public final class Seats {
+    private Seats() {
+    }
+
+    /** Takes one meeting seat and one tenant seat, or throws (the transaction then writes nothing). */
+    public static void take(Connection c, UUID meetingId, UUID tenantId, int tenantMax) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE meetings SET active_participants = active_participants + 1 "
+                + "WHERE meeting_id = ? AND active_participants < max_participants")) {
+            ps.setObject(1, meetingId);
+            if (ps.executeUpdate() == 0) {
+                throw ApiException.conflict("meeting_full", "the meeting has reached its maximum participants");
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO tenant_usage (tenant_id, max_concurrent_participants) "
+                + "VALUES (?, ?) ON CONFLICT (tenant_id) DO NOTHING")) {
+            ps.setObject(1, tenantId);
+            ps.setInt(2, tenantMax);
+            ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement("UPDATE tenant_usage SET active_participants = active_participants + 1 "
+                + "WHERE tenant_id = ? AND active_participants < max_concurrent_participants")) {
+            ps.setObject(1, tenantId);
+            if (ps.executeUpdate() == 0) {
+                throw new ApiException(429, "tenant_capacity_reached",
+                        "the tenant has reached its concurrent participant limit");
+            }
+        }
+    }
+
+    /** Gives back the seats of participants that stopped being active. */
+    public static void release(Connection c, UUID meetingId, UUID tenantId, int count) throws SQLException {
+        if (count <= 0) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement("UPDATE meetings SET active_participants = "
+                + "GREATEST(0, active_participants - ?) WHERE meeting_id = ?")) {
+            ps.setInt(1, count);
+            ps.setObject(2, meetingId);
+            ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement("UPDATE tenant_usage SET active_participants = "
+                + "GREATEST(0, active_participants - ?) WHERE tenant_id = ?")) {
+            ps.setInt(1, count);
+            ps.setObject(2, tenantId);
+            ps.executeUpdate();
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package dev.parley.controller.recording;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.api.ApiException;
+import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.api.Responses;
+import dev.parley.controller.auth.Caller;
+import dev.parley.controller.db.Db;
+import dev.parley.controller.meeting.MeetingRow;
+import dev.parley.controller.meeting.MeetingService;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.micronaut.security.annotation.Secured;
+import io.micronaut.security.authentication.Authentication;
+import io.micronaut.security.rules.SecurityRule;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.UUID;
+
+/** Recording jobs as the controller records them (the recorder and operator advance their state). */
+@Controller("/v1")
+@Secured(SecurityRule.IS_AUTHENTICATED)
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class RecordingsController {
+    private static final String COLS = "job_id, meeting_id, state, generation, stop_requested, missing_ranges::text, "
+            + "object_location, created_at, updated_at";
+    private final Db db;
+
+    public RecordingsController(Db db) {
+        this.db = db;
+    }
+
+    @Get("/meetings/{meetingId}/recordings")
+    public HttpResponse<String> list(@PathVariable String meetingId, Authentication auth) {
+        Caller caller = Caller.of(auth);
+        UUID m = JsonBody.parseUuid(meetingId, "meeting_id");
+        return Responses.json(200, db.readSnapshot(c -> {
+            MeetingService.requireTenant(MeetingRow.load(c, m, false), caller);
+            ObjectNode out = JsonBody.obj();
+            ArrayNode items = out.putArray("recordings");
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLS + " FROM recording_jobs WHERE meeting_id = ? "
+                    + "ORDER BY created_at")) {
+                ps.setObject(1, m);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        items.add(row(rs));
+                    }
+                }
+            }
+            return out;
+        }));
+    }
+
+    @Get("/recordings/{jobId}")
+    public HttpResponse<String> get(@PathVariable String jobId, Authentication auth) {
+        Caller caller = Caller.of(auth);
+        UUID job = JsonBody.parseUuid(jobId, "job_id");
+        return Responses.json(200, db.readSnapshot(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLS + " FROM recording_jobs WHERE job_id = ?")) {
+                ps.setObject(1, job);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw ApiException.notFound("recording_not_found", "no such recording");
+                    }
+                    ObjectNode o = row(rs);
+                    tenantCheck(c, rs.getObject(2, UUID.class), caller);
+                    return o;
+                }
+            }
+        }));
+    }
+
+    private static void tenantCheck(Connection c, UUID meetingId, Caller caller) throws SQLException {
+        try {
+            MeetingService.requireTenant(MeetingRow.load(c, meetingId, false), caller);
+        } catch (ApiException e) {
+            throw ApiException.notFound("recording_not_found", "no such recording");
+        }
+    }
+
+    private static ObjectNode row(ResultSet rs) throws SQLException {
+        ObjectNode o = JsonBody.obj();
+        o.put("recording_job_id", rs.getObject(1, UUID.class).toString());
+        o.put("meeting_id", rs.getObject(2, UUID.class).toString());
+        o.put("state", rs.getString(3));
+        o.put("generation", rs.getInt(4));
+        o.put("stop_requested", rs.getBoolean(5));
+        try {
+            o.set("missing_ranges", JsonBody.JSON.readTree(rs.getString(6)));
+        } catch (Exception e) {
+            o.putArray("missing_ranges");
+        }
+        if (rs.getString(7) != null) {
+            o.put("download_location", rs.getString(7));
+        } else {
+            o.putNull("download_location");
+        }
+        o.put("created_at", rs.getTimestamp(8).toInstant().toString());
+        o.put("updated_at", rs.getTimestamp(9).toInstant().toString());
+        return o;
+    }
+}

@@ -1,0 +1,33 @@
+package dev.parley.controller.signaling;
+
+import io.micronaut.websocket.WebSocketSession;
+
+import java.util.UUID;
+import java.util.concurrent.Executor;
+
+/** One signaling socket and what it is bound to after join/resume. */
+final class Conn {
+    final WebSocketSession session;
+    final SerialExecutor tasks;
+    volatile UUID meetingId;
+    volatile UUID participantId;
+    volatile long generation;
+    volatile long epoch;
+    volatile String sfuPod;
+    volatile String deviceKey;
+    volatile long lastSeenNanos = System.nanoTime();
+    volatile boolean left;
+    volatile long admittedAtMillis;
+    volatile boolean mediaReadyRecorded;
+    /** Highest control event seq delivered on this socket (epoch = {@link #epoch}). */
+    long lastSeq;
+
+    Conn(WebSocketSession session, Executor backing) {
+        this.session = session;
+        this.tasks = new SerialExecutor(backing);
+    }
+
+    boolean joined() {
+        return participantId != null;
+    }
+}

@@ -1,0 +1,187 @@
+package dev.parley.controller.signaling;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.control.ControlEvent;
+import dev.parley.controller.control.ControlLog;
+import dev.parley.controller.control.Cursor;
+import dev.parley.controller.db.Db;
+import dev.parley.controller.meeting.MeetingRow;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micronaut.websocket.CloseReason;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Live signaling sockets per meeting. Reliable control events reach every joined socket exactly in
+ * cursor order: a socket that would see a gap (commits can finish out of order across threads) first
+ * reads the missing events from the control log.
+ */
+@Singleton
+public class SessionRegistry implements SessionHub {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionRegistry.class);
+
+    private final Map<UUID, Set<Conn>> byMeeting = new ConcurrentHashMap<>();
+    private final Db db;
+    private final ControlLog log;
+
+    public SessionRegistry(Db db, ControlLog log, MeterRegistry meters) {
+        this.db = db;
+        this.log = log;
+        meters.gauge("active_connections", byMeeting, m -> m.values().stream().mapToInt(Set::size).sum());
+    }
+
+    void add(Conn c) {
+        byMeeting.computeIfAbsent(c.meetingId, k -> ConcurrentHashMap.newKeySet()).add(c);
+    }
+
+    boolean remove(Conn c) {
+        if (c.meetingId == null) {
+            return false;
+        }
+        Set<Conn> s = byMeeting.get(c.meetingId);
+        return s != null && s.remove(c);
+    }
+
+    boolean hasOtherSocket(UUID meetingId, UUID participantId, Conn except) {
+        Set<Conn> s = byMeeting.get(meetingId);
+        return s != null && s.stream().anyMatch(c -> c != except && participantId.equals(c.participantId));
+    }
+
+    @Override
+    public void publish(UUID meetingId, List<ControlEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        Set<Conn> s = byMeeting.get(meetingId);
+        if (s == null) {
+            return;
+        }
+        for (Conn c : s) {
+            c.tasks.execute(() -> deliver(c, events));
+        }
+    }
+
+    /** Sends events after the socket's last seq, filling gaps from the log. Runs on the socket's serial executor. */
+    void deliver(Conn c, List<ControlEvent> events) {
+        for (ControlEvent e : events) {
+            if (e.epoch() != c.epoch) {
+                sendSnapshotRequired(c, "controller epoch changed");
+                return;
+            }
+            if (e.seq() <= c.lastSeq) {
+                continue;
+            }
+            if (e.seq() > c.lastSeq + 1) {
+                catchUp(c);
+                if (e.seq() <= c.lastSeq) {
+                    continue;
+                }
+            }
+            send(c, e);
+        }
+    }
+
+    /** Reads and sends every event after the socket's cursor; false when it can't be done exactly. */
+    boolean catchUp(Conn c) {
+        List<ControlEvent> missed = db.readSnapshot(x -> {
+            MeetingRow m = MeetingRow.load(x, c.meetingId, false);
+            return log.after(x, c.meetingId, new Cursor(c.epoch, c.lastSeq), m.controllerEpoch(), m.controlSeq(),
+                    c.participantId);
+        });
+        if (missed == null) {
+            sendSnapshotRequired(c, "events beyond retention or epoch changed");
+            return false;
+        }
+        for (ControlEvent e : missed) {
+            if (e.seq() > c.lastSeq) {
+                send(c, e);
+            }
+        }
+        return true;
+    }
+
+    private void send(Conn c, ControlEvent e) {
+        c.lastSeq = e.seq();
+        if (e.audience() != null && !e.audience().equals(c.participantId)) {
+            return;
+        }
+        ObjectNode msg = JsonBody.obj();
+        msg.put("type", "event");
+        msg.put("cursor", e.cursor());
+        ObjectNode ev = msg.putObject("event");
+        ev.put("type", e.type());
+        ev.put("event_id", e.eventId().toString());
+        ev.setAll(e.payload());
+        sendRaw(c, msg);
+    }
+
+    void sendSnapshotRequired(Conn c, String why) {
+        ObjectNode msg = JsonBody.obj();
+        msg.put("type", "snapshot_required");
+        msg.put("reason", why);
+        sendRaw(c, msg);
+    }
+
+    void sendRaw(Conn c, ObjectNode msg) {
+        if (c.session.isOpen()) {
+            try {
+                c.session.sendSync(msg.toString());
+            } catch (RuntimeException ex) {
+                LOG.debug("socket send failed: {}", ex.toString());
+            }
+        }
+    }
+
+    @Override
+    public void volatileMessage(UUID meetingId, String type, String detail) {
+        Set<Conn> s = byMeeting.get(meetingId);
+        if (s == null) {
+            return;
+        }
+        ObjectNode msg = JsonBody.obj();
+        msg.put("type", "event");
+        ObjectNode ev = msg.putObject("event");
+        ev.put("type", type);
+        ev.put("detail", detail);
+        ev.put("volatile", true);
+        for (Conn c : s) {
+            c.tasks.execute(() -> sendRaw(c, msg));
+        }
+    }
+
+    @Override
+    public void closeMeeting(UUID meetingId) {
+        Set<Conn> s = byMeeting.remove(meetingId);
+        if (s == null) {
+            return;
+        }
+        for (Conn c : s) {
+            c.left = true;
+            c.tasks.execute(() -> c.session.close(CloseReason.NORMAL));
+        }
+    }
+
+    /** Closes sockets that went silent (ghosts); the close path handles reconnect grace idempotently. */
+    void sweep(long idleNanos) {
+        long now = System.nanoTime();
+        for (Set<Conn> s : byMeeting.values()) {
+            for (Conn c : s) {
+                if (now - c.lastSeenNanos > idleNanos) {
+                    c.tasks.execute(() -> c.session.close(CloseReason.GOING_AWAY));
+                }
+            }
+        }
+    }
+
+    int count() {
+        return byMeeting.values().stream().mapToInt(Set::size).sum();
+    }
+}

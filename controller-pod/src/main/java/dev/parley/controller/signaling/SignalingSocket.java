@@ -1,0 +1,435 @@
+package dev.parley.controller.signaling;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.config.ParleyConfig;
+import dev.parley.controller.control.Cursor;
+import dev.parley.controller.db.Db;
+import dev.parley.controller.media.GrantService;
+import dev.parley.controller.media.SfuClient;
+import dev.parley.controller.media.SfuSelector;
+import dev.parley.controller.meeting.MeetingRow;
+import dev.parley.controller.ownership.Ownership;
+import dev.parley.controller.ownership.Route;
+import dev.parley.controller.participant.ParticipantRow;
+import dev.parley.controller.participant.ParticipantService;
+import dev.parley.platform.etcd.SfuEntry;
+import dev.parley.platform.grant.Grant;
+import dev.parley.platform.internal.CreateTransportRequest;
+import dev.parley.platform.internal.TrackSubscription;
+import dev.parley.platform.internal.TransportKind;
+import dev.parley.platform.internal.UpdateSubscriptionsRequest;
+import dev.parley.platform.ticket.ConnectTicketClaims;
+import dev.parley.platform.ticket.TicketRejectedException;
+import dev.parley.platform.ticket.TicketSigner;
+import dev.parley.platform.ticket.TicketVerifier;
+import io.micrometer.core.instrument.Timer;
+import io.micronaut.security.annotation.Secured;
+import io.micronaut.security.rules.SecurityRule;
+import io.micronaut.websocket.CloseReason;
+import io.micronaut.websocket.WebSocketSession;
+import io.micronaut.websocket.annotation.OnClose;
+import io.micronaut.websocket.annotation.OnError;
+import io.micronaut.websocket.annotation.OnMessage;
+import io.micronaut.websocket.annotation.OnOpen;
+import io.micronaut.websocket.annotation.ServerWebSocket;
+import jakarta.annotation.PreDestroy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The signaling WebSocket {@code /v1/connect}. Authentication is the connect ticket (not the bearer
+ * token): signature, expiry and single use. Offers/subscriptions are relayed to the SFU without touching
+ * the database; control events arrive in cursor order; a dropped socket puts the participant into a
+ * reconnecting grace period (30 s) before it is marked left.
+ */
+@ServerWebSocket("/v1/connect")
+@Secured(SecurityRule.IS_ANONYMOUS)
+public class SignalingSocket {
+    private static final Logger LOG = LoggerFactory.getLogger(SignalingSocket.class);
+    static final long IDLE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    static final long JOIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final SessionRegistry registry;
+    private final TicketVerifier verifier;
+    private final TicketSigner signer;
+    private final Ownership ownership;
+    private final Db db;
+    private final GrantService grants;
+    private final SfuClient sfus;
+    private final SfuSelector selector;
+    private final ParticipantService participants;
+    private final ParleyConfig cfg;
+    private final Timer joinToMediaReady;
+    private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
+    private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "signaling-timers");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Map<String, Conn> conns = new ConcurrentHashMap<>();
+    /** (meeting, participant) → pending "left after grace" task. */
+    private final Map<String, java.util.concurrent.ScheduledFuture<?>> graceTimers = new ConcurrentHashMap<>();
+
+    public SignalingSocket(SessionRegistry registry, TicketVerifier verifier, TicketSigner signer, Ownership ownership,
+                           Db db, GrantService grants, SfuClient sfus, SfuSelector selector,
+                           ParticipantService participants, ParleyConfig cfg,
+                           dev.parley.controller.observability.RequestMetrics metrics) {
+        this.registry = registry;
+        this.verifier = verifier;
+        this.signer = signer;
+        this.ownership = ownership;
+        this.db = db;
+        this.grants = grants;
+        this.sfus = sfus;
+        this.selector = selector;
+        this.participants = participants;
+        this.cfg = cfg;
+        this.joinToMediaReady = metrics.joinToMediaReady();
+        timers.scheduleWithFixedDelay(this::sweep, 5, 5, TimeUnit.SECONDS);
+    }
+
+    @OnOpen
+    public void onOpen(WebSocketSession session) {
+        conns.put(session.getId(), new Conn(session, workers));
+    }
+
+    @OnMessage(maxPayloadLength = 262144)
+    public void onMessage(String message, WebSocketSession session) {
+        Conn c = conns.get(session.getId());
+        if (c == null) {
+            return;
+        }
+        c.lastSeenNanos = System.nanoTime();
+        c.tasks.execute(() -> handle(c, message));
+    }
+
+    @OnClose
+    public void onClose(WebSocketSession session) {
+        Conn c = conns.remove(session.getId());
+        if (c != null) {
+            c.tasks.execute(() -> closed(c));
+        }
+    }
+
+    @OnError
+    public void onError(WebSocketSession session, Throwable t) {
+        LOG.debug("socket error: {}", t.toString());
+    }
+
+    private void handle(Conn c, String raw) {
+        ObjectNode msg;
+        try {
+            JsonNode n = JsonBody.JSON.readTree(raw);
+            if (n == null || !n.isObject() || !n.path("type").isTextual()) {
+                error(c, "invalid_message", "messages are JSON objects with a string 'type'");
+                return;
+            }
+            msg = (ObjectNode) n;
+        } catch (Exception e) {
+            error(c, "malformed_json", "message is not valid JSON");
+            return;
+        }
+        String type = msg.get("type").asText();
+        try {
+            switch (type) {
+                case "ping" -> reply(c, "pong");
+                case "join" -> join(c, msg, null);
+                case "resume" -> {
+                    Cursor cur = Cursor.parse(msg.path("resume_after").asText(null));
+                    if (cur == null) {
+                        error(c, "invalid_cursor", "resume_after must be '{epoch}.{seq}'");
+                        return;
+                    }
+                    join(c, msg, cur);
+                }
+                case "offer" -> offer(c, msg);
+                case "subscribe" -> subscribe(c, msg);
+                case "trickle" -> {
+                    // the SFU is ICE-lite: it learns client candidates from connectivity checks
+                }
+                case "leave" -> leave(c);
+                default -> error(c, "unknown_message", "unknown message type '" + type + "'");
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("signaling message {} failed: {}", type, e.toString());
+            error(c, "internal_error", "the message could not be processed");
+        }
+    }
+
+    private void join(Conn c, ObjectNode msg, Cursor resumeAfter) {
+        if (c.joined()) {
+            error(c, "already_joined", "this socket is already joined");
+            return;
+        }
+        ConnectTicketClaims t;
+        try {
+            t = verifier.verifyAndConsume(msg.path("connect_ticket").asText(""), null);
+        } catch (TicketRejectedException e) {
+            error(c, e.code(), e.getMessage());
+            c.session.close(CloseReason.POLICY_VIOLATION);
+            return;
+        }
+        UUID m = UUID.fromString(t.mid());
+        UUID p = UUID.fromString(t.pid());
+        Long epoch = ownership.epochIfOwned(m);
+        if (epoch == null) {
+            Route r;
+            try {
+                r = ownership.route(m);
+            } catch (RuntimeException e) {
+                error(c, "owner_unavailable", "meeting ownership is changing; reconnect");
+                c.session.close(CloseReason.TRY_AGAIN_LATER);
+                return;
+            }
+            if (r instanceof Route.Remote remote) {
+                ObjectNode out = JsonBody.obj();
+                out.put("type", "redirect");
+                out.put("signaling_endpoint", remote.owner().publicUrl().replaceFirst("^http", "ws") + "/v1/connect");
+                registry.sendRaw(c, out);
+                c.session.close(CloseReason.NORMAL);
+                return;
+            }
+            epoch = ((Route.Local) r).epoch();
+        }
+        long ep = epoch;
+        // authorisation from the source of truth, not from a cache
+        Object[] state = db.readSnapshot(x -> {
+            MeetingRow mr = MeetingRow.load(x, m, false);
+            ParticipantRow pr = ParticipantRow.find(x, m, p, false);
+            long admitted = 0;
+            try (var ps = x.prepareStatement("SELECT admitted_at FROM meeting_participants WHERE meeting_id = ? AND participant_id = ?")) {
+                ps.setObject(1, m);
+                ps.setObject(2, p);
+                try (var rs = ps.executeQuery()) {
+                    if (rs.next() && rs.getTimestamp(1) != null) {
+                        admitted = rs.getTimestamp(1).getTime();
+                    }
+                }
+            }
+            return new Object[]{mr, pr, admitted};
+        });
+        MeetingRow mr = (MeetingRow) state[0];
+        ParticipantRow pr = (ParticipantRow) state[1];
+        if (mr.controllerEpoch() != ep) {
+            error(c, "owner_changed", "reconnect");
+            c.session.close(CloseReason.TRY_AGAIN_LATER);
+            return;
+        }
+        if (mr.isClosing() || pr == null || !pr.isAdmitted()) {
+            error(c, "not_admitted", "the participant is not admitted");
+            c.session.close(CloseReason.POLICY_VIOLATION);
+            return;
+        }
+        if (pr.transportGeneration() != t.gen()) {
+            error(c, "stale_generation", "a newer transport generation exists");
+            c.session.close(CloseReason.POLICY_VIOLATION);
+            return;
+        }
+        c.meetingId = m;
+        c.participantId = p;
+        c.generation = t.gen();
+        c.epoch = ep;
+        c.sfuPod = t.sfu();
+        c.deviceKey = t.dk();
+        c.admittedAtMillis = (long) state[2];
+        java.util.concurrent.ScheduledFuture<?> grace = graceTimers.remove(m + "/" + p);
+        if (grace != null) {
+            grace.cancel(false);
+        }
+        boolean replayable = resumeAfter != null && resumeAfter.epoch() == ep && resumeAfter.seq() <= mr.controlSeq();
+        c.lastSeq = replayable ? resumeAfter.seq() : mr.controlSeq();
+        registry.add(c);
+        if (resumeAfter != null && !replayable) {
+            c.lastSeq = mr.controlSeq();
+            registry.sendSnapshotRequired(c, resumeAfter.epoch() != ep ? "controller epoch changed" : "unknown cursor");
+        } else if (replayable && !registry.catchUp(c)) {
+            c.lastSeq = currentSeq(m);
+        }
+        ObjectNode out = JsonBody.obj();
+        out.put("type", "joined");
+        out.put("cursor", ep + "." + c.lastSeq);
+        out.put("participant_id", p.toString());
+        out.put("transport_generation", c.generation);
+        out.put("controller_epoch", ep);
+        registry.sendRaw(c, out);
+        // events committed while we were joining
+        registry.catchUp(c);
+    }
+
+    private long currentSeq(UUID m) {
+        return db.readSnapshot(x -> MeetingRow.load(x, m, false).controlSeq());
+    }
+
+    private void offer(Conn c, ObjectNode msg) {
+        if (!requireJoined(c)) {
+            return;
+        }
+        TransportKind kind;
+        try {
+            kind = TransportKind.fromWire(msg.path("transport").asText(""));
+        } catch (IllegalArgumentException e) {
+            error(c, "invalid_transport", "transport must be publish or subscribe");
+            return;
+        }
+        String sdp = msg.path("sdp").asText(null);
+        if (sdp == null || sdp.isEmpty() || sdp.length() > 200_000) {
+            error(c, "invalid_sdp", "sdp must be a non-empty string");
+            return;
+        }
+        Grant grant = grants.currentGrant(c.meetingId, c.participantId);
+        SfuEntry sfu = selector.get(c.sfuPod).orElse(null);
+        if (grant == null || sfu == null || !sfu.isActive()) {
+            error(c, grant == null ? "not_authorized" : "media_server_unavailable",
+                    "request a new transport generation");
+            return;
+        }
+        // the client's ticket was used up by this socket; each SFU transport gets its own single-use ticket
+        TicketSigner.IssuedTicket ticket = signer.issue(c.meetingId.toString(), c.participantId.toString(), c.generation,
+                sfu.pod(), c.deviceKey, TicketSigner.MAX_LIFETIME);
+        CreateTransportRequest req = new CreateTransportRequest(c.meetingId.toString(), c.participantId.toString(),
+                c.generation, c.epoch, kind, ticket.token(), sdp, grant, cfg.publicUrl() + "/internal/v1/sfu-events");
+        var res = sfus.createTransport(sfu.internalUrl(), req).join();
+        if (!res.ok()) {
+            error(c, res.error() == null ? "media_server_error" : res.error().code(), "the media server refused the offer");
+            return;
+        }
+        ObjectNode out = JsonBody.obj();
+        out.put("type", "answer");
+        out.put("transport", kind.wire());
+        out.put("transport_id", res.body().transportId());
+        out.put("sdp", res.body().sdpAnswer());
+        out.set("slot_assignments", JsonBody.JSON.valueToTree(res.body().slotAssignments() == null ? List.of()
+                : res.body().slotAssignments()));
+        registry.sendRaw(c, out);
+        if (!c.mediaReadyRecorded && c.admittedAtMillis > 0) {
+            c.mediaReadyRecorded = true;
+            joinToMediaReady.record(Math.max(0, System.currentTimeMillis() - c.admittedAtMillis), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void subscribe(Conn c, ObjectNode msg) {
+        if (!requireJoined(c)) {
+            return;
+        }
+        JsonNode tracks = msg.get("tracks");
+        if (tracks == null || !tracks.isArray() || tracks.size() > 200) {
+            error(c, "invalid_tracks", "tracks must be an array of at most 200 entries");
+            return;
+        }
+        List<TrackSubscription> list = new ArrayList<>();
+        for (JsonNode t : (ArrayNode) tracks) {
+            if (!t.path("track_id").isTextual()) {
+                error(c, "invalid_tracks", "every track needs a string track_id");
+                return;
+            }
+            list.add(new TrackSubscription(t.get("track_id").asText(), t.path("max_width").asInt(0),
+                    t.path("max_height").asInt(0), t.path("max_fps").asInt(0)));
+        }
+        SfuEntry sfu = selector.get(c.sfuPod).orElse(null);
+        if (sfu == null) {
+            error(c, "media_server_unavailable", "request a new transport generation");
+            return;
+        }
+        var res = sfus.updateSubscriptions(sfu.internalUrl(), c.meetingId.toString(), c.participantId.toString(),
+                new UpdateSubscriptionsRequest(c.epoch, list)).join();
+        if (!res.ok()) {
+            error(c, res.error() == null ? "media_server_error" : res.error().code(), "subscription update refused");
+            return;
+        }
+        ObjectNode out = JsonBody.obj();
+        out.put("type", "subscribed");
+        out.set("slot_assignments", JsonBody.JSON.valueToTree(res.body().slotAssignments() == null ? List.of()
+                : res.body().slotAssignments()));
+        registry.sendRaw(c, out);
+    }
+
+    private void leave(Conn c) {
+        if (!requireJoined(c)) {
+            return;
+        }
+        c.left = true;
+        try {
+            registry.publish(c.meetingId, participants.leave(c.meetingId, c.epoch, c.participantId, -1, "left"));
+        } finally {
+            reply(c, "left");
+            c.session.close(CloseReason.NORMAL);
+        }
+    }
+
+    private void closed(Conn c) {
+        registry.remove(c);
+        if (!c.joined() || c.left || registry.hasOtherSocket(c.meetingId, c.participantId, c)) {
+            return;
+        }
+        UUID m = c.meetingId;
+        UUID p = c.participantId;
+        long gen = c.generation;
+        long epoch = c.epoch;
+        registry.volatileMessage(m, "participant_reconnecting", p.toString());
+        // idempotent ghost cleanup: only the same generation, only if still active, only once
+        graceTimers.compute(m + "/" + p, (k, old) -> {
+            if (old != null) {
+                old.cancel(false);
+            }
+            return timers.schedule(() -> workers.execute(() -> {
+                graceTimers.remove(k);
+                try {
+                    registry.publish(m, participants.leave(m, epoch, p, gen, "reconnect_timeout"));
+                } catch (RuntimeException e) {
+                    LOG.debug("grace expiry for {} skipped: {}", p, e.toString());
+                }
+            }), cfg.reconnectGraceMillis(), TimeUnit.MILLISECONDS);
+        });
+    }
+
+    private void sweep() {
+        long now = System.nanoTime();
+        for (Conn c : conns.values()) {
+            if (!c.joined() && now - c.lastSeenNanos > JOIN_TIMEOUT_NANOS) {
+                c.session.close(CloseReason.POLICY_VIOLATION);
+            }
+        }
+        registry.sweep(IDLE_TIMEOUT_NANOS);
+    }
+
+    private boolean requireJoined(Conn c) {
+        if (!c.joined()) {
+            error(c, "not_joined", "send join or resume first");
+            return false;
+        }
+        return true;
+    }
+
+    private void reply(Conn c, String type) {
+        ObjectNode o = JsonBody.obj();
+        o.put("type", type);
+        registry.sendRaw(c, o);
+    }
+
+    private void error(Conn c, String code, String detail) {
+        ObjectNode o = JsonBody.obj();
+        o.put("type", "error");
+        o.put("code", code);
+        o.put("detail", detail);
+        registry.sendRaw(c, o);
+    }
+
+    @PreDestroy
+    void stop() {
+        timers.shutdownNow();
+        workers.shutdownNow();
+    }
+}

@@ -1,0 +1,355 @@
+// The in-meeting screen, rendered from client state. Video tiles are keyed and kept across renders
+// (re-creating a <video> would flash); lists and buttons re-render only when their data changed and
+// keep keyboard focus.
+
+import { h, replace, initials } from './dom.js';
+
+const ROLE_LABEL = { host: 'Host', cohost: 'Co-host', attendee: '' };
+const QUALITY_LABEL = { good: 'Good', fair: 'Fair', poor: 'Poor', lost: 'Lost', unknown: 'Checking' };
+const REC_LABEL = { idle: '', requested: 'Recording requested', starting: 'Recording starting', recording: 'Recording', finalizing: 'Saving recording', ready: 'Recording saved', partial: 'Recording saved (partial)', failed: 'Recording failed', stopped: '' };
+
+/**
+ * @typedef {Object} ViewDeps
+ * @property {(pid:string, source:string) => (MediaStream|null)} remoteStream
+ * @property {(source:'camera'|'screen') => (MediaStream|null)} localStream
+ * @property {Object<string, Function>} actions  toggleMic, toggleCamera, toggleScreen, leave, endMeeting,
+ *   muteAll, lock, record, admit, deny, mute, requestUnmute, remove, setRole, transferHost, answerUnmute, viewport
+ */
+
+export class MeetingView {
+  /** @param {HTMLElement} root @param {ViewDeps} deps */
+  constructor(root, deps) {
+    this.root = root;
+    this.deps = deps;
+    this.ui = { layout: 'grid', pinned: null, panel: window.matchMedia('(min-width: 900px)').matches };
+    this.keys = {};
+    this.tiles = new Map();
+    this.audios = new Map();
+    this.state = null;
+    this.head = h('div', { class: 'meeting-head' });
+    this.banner = h('div', { class: 'banner', role: 'status', 'aria-live': 'polite', 'data-testid': 'connection-banner' });
+    this.stage = h('div', { class: 'stage', 'aria-label': 'Video tiles', role: 'region' });
+    this.strip = h('div', { class: 'strip' });
+    this.side = h('aside', { class: 'side', 'aria-label': 'Participants', id: 'participants-panel' });
+    this.controls = h('nav', { class: 'controls', 'aria-label': 'Meeting controls' });
+    this.dialog = h('div', { class: 'dialog-host' });
+    this.audioBox = h('div', { hidden: true });
+    this.el = h('section', { class: 'meeting', 'data-testid': 'meeting' },
+      this.head, this.banner, h('div', { class: 'body' }, h('div', { class: 'stage-wrap' }, this.stage, this.strip), this.side), this.controls, this.dialog, this.audioBox);
+    root.replaceChildren(this.el);
+    this.resize = new ResizeObserver(() => this.#reportViewport());
+    this.resize.observe(this.stage);
+  }
+
+  /** @param {Object} state client state */
+  update(state) {
+    this.state = state;
+    this.#part('head', this.#headKey(state), () => this.#renderHead(state));
+    this.#part('banner', state.connection + '|' + state.connectionReason, () => this.#renderBanner(state));
+    this.#renderTiles(state);
+    this.#renderAudio(state);
+    this.#part('side', this.#sideKey(state), () => this.#renderSide(state));
+    this.#part('controls', this.#controlsKey(state), () => this.#renderControls(state));
+    this.#part('dialog', state.unmuteRequest ? 'ask' : '', () => this.#renderDialog(state));
+  }
+
+  #part(name, key, render) {
+    if (this.keys[name] === key) return;
+    this.keys[name] = key;
+    render();
+  }
+
+  #rerender() { this.keys = {}; if (this.state) this.update(this.state); }
+
+  // ---------------------------------------------------------------- head and banner
+
+  #headKey(s) {
+    return JSON.stringify([s.meeting?.title, s.meeting?.locked, s.recording.state, s.quality.level, this.ui.layout, this.ui.panel, Object.keys(s.participants).length]);
+  }
+
+  #renderHead(s) {
+    const rec = REC_LABEL[s.recording.state] || '';
+    const q = s.quality.level || 'unknown';
+    replace(this.head, [
+      h('h1', { class: 'title' }, s.meeting?.title || 'Meeting'),
+      s.meeting?.locked ? h('span', { class: 'badge', 'data-testid': 'locked-badge' }, 'Locked') : null,
+      rec ? h('span', { class: 'badge rec', 'data-testid': 'recording-badge', 'data-state': s.recording.state }, h('span', { class: 'dot', 'aria-hidden': 'true' }), rec) : null,
+      h('span', { class: 'spacer' }),
+      h('span', { class: `quality q-${q}`, role: 'img', 'aria-label': `Connection quality: ${QUALITY_LABEL[q]}`, title: `Connection quality: ${QUALITY_LABEL[q]}`, 'data-testid': 'quality', 'data-level': q },
+        h('i'), h('i'), h('i'), h('i')),
+      h('button', { class: 'ghost', 'data-focus': 'layout', 'data-testid': 'layout-toggle', 'aria-label': this.ui.layout === 'grid' ? 'Switch to speaker view' : 'Switch to grid view',
+        onclick: () => { this.ui.layout = this.ui.layout === 'grid' ? 'speaker' : 'grid'; this.#rerender(); } }, this.ui.layout === 'grid' ? 'Speaker view' : 'Grid view'),
+      h('button', { class: 'ghost', 'data-focus': 'panel', 'data-testid': 'participants-toggle', 'aria-expanded': String(this.ui.panel), 'aria-controls': 'participants-panel',
+        onclick: () => { this.ui.panel = !this.ui.panel; this.#rerender(); } }, `People (${Object.keys(s.participants).length + 1})`),
+    ]);
+    this.el.classList.toggle('panel-open', this.ui.panel);
+  }
+
+  #renderBanner(s) {
+    let content = null;
+    if (s.connection === 'reconnecting') content = [h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Reconnecting… Your call will continue when the connection is back.'];
+    else if (s.connection === 'connecting') content = 'Connecting…';
+    else if (s.connection === 'failed') content = [`Connection lost (${s.connectionReason || 'network'}). `, h('button', { onclick: () => location.reload() }, 'Rejoin')];
+    this.banner.className = 'banner' + (content ? ' show ' + s.connection : '');
+    replace(this.banner, content ? h('span', {}, content) : []);
+  }
+
+  // ---------------------------------------------------------------- tiles
+
+  /** Tiles to show, main first, with the layout mode. */
+  #layout(s) {
+    const selfId = s.self.participant_id;
+    const tiles = [{ key: 'self:camera', pid: selfId, source: 'camera', self: true, name: (s.self.display_name || 'You') + ' (you)', person: s.self.display_name, role: s.self.role, micOn: s.self.mic.on }];
+    const screens = [];
+    if (s.self.screen.on) screens.push({ key: 'self:screen', pid: selfId, source: 'screen', self: true, name: 'Your screen', person: s.self.display_name, role: s.self.role });
+    for (const p of Object.values(s.participants)) {
+      tiles.push({ key: p.participant_id + ':camera', pid: p.participant_id, source: 'camera', name: p.display_name, role: p.role, micOn: p.publish.audio && !p.muted, connection: p.connection, quality: p.quality });
+      if (p.tracks.screen && p.tracks.screen.attached) screens.push({ key: p.participant_id + ':screen', pid: p.participant_id, source: 'screen', name: `${p.display_name}'s screen`, person: p.display_name, role: p.role });
+    }
+    if (screens.length) return { mode: 'screen', main: [screens[0]], rest: [...screens.slice(1), ...tiles] };
+    const pinned = this.ui.pinned && tiles.find((t) => t.key === this.ui.pinned);
+    if (this.ui.layout === 'speaker' || pinned) {
+      const speaker = tiles.find((t) => !t.self && s.activeSpeakers[0] === t.pid);
+      const main = pinned || speaker || tiles.find((t) => !t.self) || tiles[0];
+      return { mode: 'speaker', main: [main], rest: tiles.filter((t) => t !== main) };
+    }
+    return { mode: 'grid', main: tiles, rest: [] };
+  }
+
+  #renderTiles(s) {
+    const { mode, main, rest } = this.#layout(s);
+    this.stage.dataset.mode = mode;
+    this.stage.dataset.count = String(main.length);
+    this.el.dataset.layout = mode;
+    const seen = new Set();
+    const place = (container, list) => {
+      let i = 0;
+      for (const t of list) {
+        seen.add(t.key);
+        const tile = this.#tile(t, s);
+        if (container.children[i] !== tile.el) container.insertBefore(tile.el, container.children[i] || null);
+        i++;
+      }
+      while (container.children.length > i) {
+        const el = container.children[i];
+        if ([...this.tiles.values()].some((x) => x.el === el && (seen.has(x.key)))) { i++; continue; }
+        el.remove();
+      }
+    };
+    place(this.stage, main);
+    place(this.strip, rest);
+    this.strip.hidden = rest.length === 0;
+    for (const [k, t] of this.tiles) if (!seen.has(k)) { t.el.remove(); this.tiles.delete(k); }
+    this.#reportViewportSoon();
+  }
+
+  #tile(t, s) {
+    let tile = this.tiles.get(t.key);
+    if (!tile) {
+      const video = h('video', { autoplay: true, playsinline: true, muted: true });
+      video.muted = true; // audio plays through the <audio> elements
+      const avatar = h('div', { class: 'avatar', 'aria-hidden': 'true' });
+      const caption = h('figcaption', {});
+      const pin = h('button', { class: 'pin', 'data-focus': 'pin-' + t.key, onclick: () => { this.ui.pinned = this.ui.pinned === t.key ? null : t.key; this.#rerender(); } });
+      const el = h('figure', { class: 'tile', 'data-testid': `tile-${t.self ? 'self' : t.pid}-${t.source}`, 'data-pid': t.pid || 'self', 'data-source': t.source }, video, avatar, caption, pin);
+      tile = { key: t.key, el, video, avatar, caption, pin, stream: null };
+      this.tiles.set(t.key, tile);
+    }
+    const stream = t.self ? this.deps.localStream(t.source) : this.deps.remoteStream(t.pid, t.source);
+    // A remote track is "muted" while no media arrives (camera off, stream not started): show the avatar.
+    const hasVideo = !!stream && stream.getVideoTracks().some((x) => x.readyState === 'live' && (t.self || !x.muted))
+      && (t.self ? (t.source === 'screen' || s.self.camera.on) : true);
+    if (tile.stream !== stream) {
+      tile.stream = stream;
+      tile.video.srcObject = stream;
+      if (stream) {
+        tile.video.play().catch(() => {});
+        for (const tr of stream.getVideoTracks()) {
+          tr.addEventListener('mute', () => this.#tile(t, this.state));
+          tr.addEventListener('unmute', () => this.#tile(t, this.state));
+        }
+      }
+    }
+    tile.video.hidden = !hasVideo;
+    tile.avatar.hidden = hasVideo;
+    tile.avatar.textContent = initials(t.person || t.name);
+    tile.el.classList.toggle('speaking', !!t.pid && s.activeSpeakers.includes(t.pid) && !t.self);
+    tile.el.classList.toggle('screen', t.source === 'screen');
+    tile.el.classList.toggle('reconnecting', t.connection === 'reconnecting');
+    const pinned = this.ui.pinned === t.key;
+    tile.pin.setAttribute('aria-pressed', String(pinned));
+    tile.pin.setAttribute('aria-label', `${pinned ? 'Unpin' : 'Pin'} ${t.name}`);
+    tile.pin.textContent = pinned ? 'Unpin' : 'Pin';
+    const capKey = JSON.stringify([t.name, t.role, t.micOn, t.connection, t.quality]);
+    if (tile.capKey !== capKey) {
+      tile.capKey = capKey;
+      replace(tile.caption, [
+        t.source === 'camera' ? h('span', { class: 'mic ' + (t.micOn ? 'on' : 'off'), role: 'img', 'aria-label': t.micOn ? 'Microphone on' : 'Muted' }) : null,
+        h('span', { class: 'name' }, t.name),
+        ROLE_LABEL[t.role] ? h('span', { class: 'role' }, ROLE_LABEL[t.role]) : null,
+        t.connection === 'reconnecting' ? h('span', { class: 'role warn' }, 'Reconnecting') : null,
+      ]);
+    }
+    return tile;
+  }
+
+  #renderAudio(s) {
+    const want = new Set();
+    for (const p of Object.values(s.participants)) {
+      const st = this.deps.remoteStream(p.participant_id, 'microphone');
+      if (!st) continue;
+      want.add(p.participant_id);
+      let a = this.audios.get(p.participant_id);
+      if (!a) { a = h('audio', { autoplay: true, 'data-pid': p.participant_id }); this.audios.set(p.participant_id, a); this.audioBox.append(a); }
+      if (a.srcObject !== st) { a.srcObject = st; a.play().catch(() => {}); }
+    }
+    for (const [pid, a] of this.audios) if (!want.has(pid)) { a.srcObject = null; a.remove(); this.audios.delete(pid); }
+  }
+
+  #reportViewportSoon() {
+    cancelAnimationFrame(this.vpRaf);
+    this.vpRaf = requestAnimationFrame(() => this.#reportViewport());
+  }
+
+  /** Tell the SDK the size and frame rate each remote video is really shown at. */
+  #reportViewport() {
+    const s = this.state;
+    if (!s) return;
+    const out = [];
+    for (const t of this.tiles.values()) {
+      if (t.key.startsWith('self:')) continue;
+      const [pid, source] = t.key.split(':');
+      const tr = s.participants[pid]?.tracks?.[source];
+      if (!tr?.trackId) continue;
+      const r = t.el.getBoundingClientRect();
+      const big = t.el.parentElement === this.stage;
+      out.push({ track_id: tr.trackId, max_width: Math.round(r.width * devicePixelRatio), max_height: Math.round(r.height * devicePixelRatio), max_fps: source === 'screen' ? 15 : big ? 30 : 15 });
+    }
+    const key = JSON.stringify(out);
+    if (key !== this.lastViewport) { this.lastViewport = key; this.deps.actions.viewport(out); }
+  }
+
+  // ---------------------------------------------------------------- participants panel
+
+  #sideKey(s) {
+    return JSON.stringify([this.ui.panel, s.self, s.participants && Object.values(s.participants).map((p) => [p.participant_id, p.display_name, p.role, p.publish, p.connection, p.muted, p.quality]),
+      Object.keys(s.waiting), s.commands, s.activeSpeakers]);
+  }
+
+  #renderSide(s) {
+    this.side.hidden = !this.ui.panel;
+    const mod = s.self.role === 'host' || s.self.role === 'cohost';
+    const a = this.deps.actions;
+    const waiting = Object.values(s.waiting);
+    const others = Object.values(s.participants).sort((x, y) => roleRank(x.role) - roleRank(y.role) || x.display_name.localeCompare(y.display_name));
+    const latest = latestCommands(s.commands);
+    replace(this.side, [
+      h('h2', {}, 'People'),
+      mod && waiting.length ? h('section', { class: 'waiting', 'aria-label': 'Waiting room' },
+        h('h3', {}, `Waiting room (${waiting.length})`),
+        h('ul', { class: 'plist' }, waiting.map((p) => h('li', { 'data-testid': 'waiting-' + p.participant_id },
+          h('span', { class: 'pname' }, p.display_name),
+          h('span', { class: 'pactions' },
+            h('button', { class: 'primary small', 'data-focus': 'admit-' + p.participant_id, 'data-testid': 'admit', onclick: () => a.admit(p.participant_id) }, 'Admit'),
+            h('button', { class: 'small', 'data-focus': 'deny-' + p.participant_id, 'data-testid': 'deny', onclick: () => a.deny(p.participant_id) }, 'Deny')))))) : null,
+      h('h3', {}, `In the meeting (${others.length + 1})`),
+      h('ul', { class: 'plist' },
+        h('li', { 'data-testid': 'participant-self' },
+          h('span', { class: 'pname' }, (s.self.display_name || 'You') + ' (you)'),
+          ROLE_LABEL[s.self.role] ? h('span', { class: 'role' }, ROLE_LABEL[s.self.role]) : null,
+          h('span', { class: 'mic ' + (s.self.mic.on ? 'on' : 'off'), role: 'img', 'aria-label': s.self.mic.on ? 'Microphone on' : 'Muted' })),
+        others.map((p) => this.#participantRow(p, s, mod, latest[p.participant_id]))),
+    ]);
+  }
+
+  #participantRow(p, s, mod, cmd) {
+    const a = this.deps.actions;
+    const pid = p.participant_id;
+    const isHost = s.self.role === 'host';
+    const speaking = s.activeSpeakers.includes(pid);
+    return h('li', { 'data-testid': 'participant-' + pid, class: speaking ? 'speaking' : '' },
+      h('span', { class: 'pname' }, p.display_name),
+      ROLE_LABEL[p.role] ? h('span', { class: 'role' }, ROLE_LABEL[p.role]) : null,
+      p.connection === 'reconnecting' ? h('span', { class: 'role warn' }, 'Reconnecting') : null,
+      h('span', { class: 'mic ' + (p.publish.audio && !p.muted ? 'on' : 'off'), role: 'img', 'aria-label': p.publish.audio ? 'Microphone allowed' : 'Muted by host' }),
+      cmd ? h('span', { class: 'cmd-state', 'data-testid': 'cmd-state', 'data-state': cmd.state, 'data-enforcement': cmd.media_enforcement || '' ,
+        title: 'committed = saved by the server; applied = enforced by the media server' }, `${cmdLabel(cmd.type)}: ${cmd.media_enforcement === 'applied' || cmd.state === 'applied' ? 'applied' : cmd.state === 'failed' ? 'failed' : 'committed, applying…'}`) : null,
+      mod && p.role !== 'host' ? h('details', { class: 'pmenu', 'data-key': 'menu-' + pid },
+        h('summary', { 'data-focus': 'menu-' + pid, 'aria-label': `Actions for ${p.display_name}` }, 'Actions'),
+        h('div', { class: 'menu', role: 'group', 'aria-label': `Actions for ${p.display_name}` },
+          p.publish.audio
+            ? h('button', { 'data-testid': 'action-mute', 'data-focus': 'mute-' + pid, onclick: () => a.mute(pid) }, 'Mute')
+            : h('button', { 'data-testid': 'action-request-unmute', 'data-focus': 'ask-' + pid, onclick: () => a.requestUnmute(pid) }, 'Ask to unmute'),
+          h('button', { 'data-testid': 'action-remove', class: 'danger', 'data-focus': 'remove-' + pid, onclick: () => { if (a.confirm(`Remove ${p.display_name}? They will not be able to rejoin.`)) a.remove(pid); } }, 'Remove'),
+          isHost ? h('button', { 'data-testid': 'action-cohost', 'data-focus': 'cohost-' + pid, onclick: () => a.setRole(pid, p.role === 'cohost' ? 'attendee' : 'cohost') }, p.role === 'cohost' ? 'Remove co-host' : 'Make co-host') : null,
+          isHost ? h('button', { 'data-testid': 'action-host', 'data-focus': 'host-' + pid, onclick: () => { if (a.confirm(`Make ${p.display_name} the host? You become a participant.`)) a.transferHost(pid); } }, 'Make host') : null)) : null);
+  }
+
+  // ---------------------------------------------------------------- controls
+
+  #controlsKey(s) {
+    return JSON.stringify([s.self.mic, s.self.camera, s.self.screen, s.self.role, s.self.permissions, s.meeting?.locked, s.recording.state, s.connection]);
+  }
+
+  #renderControls(s) {
+    const a = this.deps.actions;
+    const mod = s.self.role === 'host' || s.self.role === 'cohost';
+    const micBlocked = !s.self.permissions.audio.allowed;
+    const recording = ['requested', 'starting', 'recording'].includes(s.recording.state);
+    replace(this.controls, [
+      h('button', { class: 'ctl ' + (s.self.mic.on ? 'on' : 'off'), 'data-testid': 'mic-toggle', 'data-focus': 'mic', 'aria-pressed': String(!s.self.mic.on),
+        'aria-label': s.self.mic.on ? 'Mute microphone' : micBlocked ? 'Microphone turned off by the host' : 'Unmute microphone', onclick: () => a.toggleMic() },
+        h('span', { class: 'icon mic-icon', 'aria-hidden': 'true' }), h('span', { class: 'lbl' }, s.self.mic.on ? 'Mute' : micBlocked ? 'Muted by host' : 'Unmute')),
+      h('button', { class: 'ctl ' + (s.self.camera.on ? 'on' : 'off'), 'data-testid': 'camera-toggle', 'data-focus': 'cam', 'aria-pressed': String(!s.self.camera.on),
+        'aria-label': s.self.camera.on ? 'Turn camera off' : 'Turn camera on', onclick: () => a.toggleCamera() },
+        h('span', { class: 'icon cam-icon', 'aria-hidden': 'true' }), h('span', { class: 'lbl' }, s.self.camera.on ? 'Stop video' : 'Start video')),
+      h('button', { class: 'ctl ' + (s.self.screen.on ? 'active' : ''), 'data-testid': 'screen-toggle', 'data-focus': 'screen', 'aria-pressed': String(s.self.screen.on),
+        'aria-label': s.self.screen.on ? 'Stop sharing your screen' : 'Share your screen', onclick: () => a.toggleScreen() },
+        h('span', { class: 'icon screen-icon', 'aria-hidden': 'true' }), h('span', { class: 'lbl' }, s.self.screen.on ? 'Stop share' : 'Share')),
+      mod ? h('button', { class: 'ctl', 'data-testid': 'mute-all', 'data-focus': 'muteall', onclick: () => a.muteAll() }, h('span', { class: 'icon muteall-icon', 'aria-hidden': 'true' }), h('span', { class: 'lbl' }, 'Mute all')) : null,
+      mod ? h('button', { class: 'ctl ' + (s.meeting?.locked ? 'active' : ''), 'data-testid': 'lock-toggle', 'data-focus': 'lock', 'aria-pressed': String(!!s.meeting?.locked), onclick: () => a.lock(!s.meeting?.locked) },
+        h('span', { class: 'icon lock-icon', 'aria-hidden': 'true' }), h('span', { class: 'lbl' }, s.meeting?.locked ? 'Unlock' : 'Lock')) : null,
+      mod ? h('button', { class: 'ctl ' + (recording ? 'rec' : ''), 'data-testid': 'record-toggle', 'data-focus': 'rec', 'aria-pressed': String(recording), onclick: () => a.record(!recording) },
+        h('span', { class: 'icon rec-icon', 'aria-hidden': 'true' }), h('span', { class: 'lbl' }, recording ? 'Stop rec' : 'Record')) : null,
+      h('span', { class: 'spacer' }),
+      h('button', { class: 'ctl leave', 'data-testid': 'leave', 'data-focus': 'leave', onclick: () => a.leave() }, h('span', { class: 'lbl' }, 'Leave')),
+      s.self.role === 'host' ? h('button', { class: 'ctl danger', 'data-testid': 'end-meeting', 'data-focus': 'end', onclick: () => { if (a.confirm('End the meeting for everyone?')) a.endMeeting(); } }, h('span', { class: 'lbl' }, 'End for all')) : null,
+    ]);
+  }
+
+  #renderDialog(s) {
+    if (!s.unmuteRequest) { replace(this.dialog, []); return; }
+    const a = this.deps.actions;
+    const d = h('div', { class: 'dialog', role: 'alertdialog', 'aria-modal': 'true', 'aria-labelledby': 'unmute-title', 'data-testid': 'unmute-request' },
+      h('h2', { id: 'unmute-title' }, 'The host asks you to unmute'),
+      h('p', {}, 'Your microphone stays off unless you choose to unmute.'),
+      h('div', { class: 'row' },
+        h('button', { class: 'primary', 'data-testid': 'unmute-accept', onclick: () => a.answerUnmute(true) }, 'Unmute'),
+        h('button', { 'data-testid': 'unmute-decline', onclick: () => a.answerUnmute(false) }, 'Stay muted')));
+    replace(this.dialog, h('div', { class: 'scrim' }, d));
+    d.querySelector('button').focus();
+  }
+
+  destroy() {
+    this.resize.disconnect();
+    for (const a of this.audios.values()) a.srcObject = null;
+    for (const t of this.tiles.values()) t.video.srcObject = null;
+  }
+}
+
+function roleRank(r) { return r === 'host' ? 0 : r === 'cohost' ? 1 : 2; }
+
+/** The newest command per participant (what the participant list shows next to a name). */
+function latestCommands(commands) {
+  const out = {};
+  for (const [id, c] of Object.entries(commands || {})) {
+    if (!c.participant_id) continue;
+    const prev = out[c.participant_id];
+    if (!prev || (c.sentAt || 0) >= (prev.sentAt || 0)) out[c.participant_id] = { ...c, id };
+  }
+  return out;
+}
+
+function cmdLabel(type) {
+  return ({ set_publish: 'Mute', request_unmute: 'Unmute request', remove_participant: 'Remove', set_role: 'Role', transfer_host: 'Host', admit: 'Admit', deny: 'Deny' })[type] || type;
+}

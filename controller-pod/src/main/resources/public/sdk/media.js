@@ -1,0 +1,284 @@
+// Media: two peer connections per participant (docs/internal-api.md). The browser always offers; the SFU
+// (ICE-lite) answers. `publish` carries our microphone, camera and screen on three fixed sendonly
+// transceivers (switching devices is a replaceTrack, no renegotiation). `subscribe` is offered with
+// recvonly slots and the answer's `slot_assignments` says which mid carries whose track.
+
+import { mapSlots, diffSlots, slotsNeeded } from './slots.js';
+import { qualityLevel, intervalLossPct } from './quality.js';
+
+/** @typedef {'microphone'|'camera'|'screen'} Source */
+
+/**
+ * @typedef {Object} MediaOptions
+ * @property {(msg:Object) => boolean} send             send a signaling message
+ * @property {RTCIceServer[]} [iceServers]
+ * @property {(ref:import('./slots.js').RemoteTrackRef, track:MediaStreamTrack) => void} onRemoteTrack
+ * @property {(ref:import('./slots.js').RemoteTrackRef) => void} onRemoteTrackRemoved
+ * @property {(state:'connected'|'disconnected'|'failed'|'restarting') => void} [onTransportState]
+ * @property {(reason:string) => void} onNeedNewGeneration  ICE restart did not help: ask for a new transport
+ * @property {number} [answerTimeoutMs=8000]
+ * @property {number} [restartGraceMs=5000]   after an ICE restart, this long to reach connected
+ */
+
+export class MediaSession {
+  /** @param {MediaOptions} o */
+  constructor(o) {
+    this.o = o;
+    /** @type {RTCPeerConnection|null} */ this.pub = null;
+    /** @type {RTCPeerConnection|null} */ this.sub = null;
+    /** @type {Object<Source, RTCRtpTransceiver>} */ this.senders = {};
+    /** @type {Map<string, import('./slots.js').RemoteTrackRef>} */ this.slots = new Map();
+    this.pendingAnswers = new Map();
+    this.closed = false;
+    this.restarts = 0;
+    this.restartTimer = null;
+    this.disconnectTimer = null;
+    this.prevLoss = null;
+    this.lastAssignments = null;
+  }
+
+  /**
+   * Create both peer connections and negotiate them.
+   * @param {{microphone?:MediaStreamTrack|null, camera?:MediaStreamTrack|null}} local
+   * @param {number} remoteCount participants we expect to receive
+   */
+  async start(local, remoteCount) {
+    const cfg = { iceServers: this.o.iceServers || [], bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' };
+    this.pub = new RTCPeerConnection(cfg);
+    this.sub = new RTCPeerConnection(cfg);
+    this.#watch(this.pub, 'publish');
+    this.#watch(this.sub, 'subscribe');
+    const stream = new MediaStream();
+    this.senders.microphone = this.pub.addTransceiver(local.microphone || 'audio', { direction: 'sendonly', streams: [stream] });
+    this.senders.camera = this.pub.addTransceiver(local.camera || 'video', { direction: 'sendonly', streams: [stream] });
+    // The screen section stays inactive until a share starts (an idle sendonly section would be announced
+    // to everyone as a published track). Order matters: mids 0/1/2 = microphone/camera/screen (slots.js).
+    this.senders.screen = this.pub.addTransceiver('video', { direction: 'inactive', streams: [new MediaStream()] });
+    const n = slotsNeeded(remoteCount);
+    for (let i = 0; i < n.audio; i++) this.sub.addTransceiver('audio', { direction: 'recvonly' });
+    for (let i = 0; i < n.video; i++) this.sub.addTransceiver('video', { direction: 'recvonly' });
+    await Promise.all([this.#negotiate('publish'), this.#negotiate('subscribe')]);
+  }
+
+  /** Which mid carries which source on the publish side (sent with the offer). */
+  publishSources() {
+    return Object.entries(this.senders).map(([source, t]) => ({ mid: t.mid, source, kind: source === 'microphone' ? 'audio' : 'video' }));
+  }
+
+  /** @param {'publish'|'subscribe'} kind @param {{iceRestart?:boolean}} [opts] */
+  async #negotiate(kind, opts = {}) {
+    const pc = kind === 'publish' ? this.pub : this.sub;
+    const offer = await pc.createOffer(opts);
+    await pc.setLocalDescription(offer);
+    const answerP = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { this.pendingAnswers.delete(kind); reject(new Error(`no ${kind} answer`)); }, this.o.answerTimeoutMs ?? 8000);
+      this.pendingAnswers.set(kind, { resolve, reject, timer });
+    });
+    const msg = { type: 'offer', transport: kind, sdp: pc.localDescription.sdp };
+    if (kind === 'publish') msg.sources = this.publishSources();
+    if (!this.o.send(msg)) {
+      const p = this.pendingAnswers.get(kind);
+      clearTimeout(p.timer);
+      this.pendingAnswers.delete(kind);
+      throw new Error('signaling not open');
+    }
+    return answerP;
+  }
+
+  /** Route a signaling message that concerns media. @returns {boolean} handled */
+  handleMessage(msg) {
+    if (msg.type === 'answer') { this.#onAnswer(msg); return true; }
+    if (msg.type === 'subscribed' || msg.type === 'slot_assignments' || (msg.type === 'event' && msg.event?.type === 'slot_assignments')) {
+      this.applySlotAssignments(msg.slot_assignments ?? msg.event?.slot_assignments ?? msg.assignments);
+      return true;
+    }
+    if (msg.type === 'trickle' && msg.candidate) {
+      const pc = msg.transport === 'publish' ? this.pub : this.sub;
+      pc?.addIceCandidate(msg.candidate).catch(() => { /* late candidate for an old description */ });
+      return true;
+    }
+    return false;
+  }
+
+  async #onAnswer(msg) {
+    const kind = msg.transport === 'publish' ? 'publish' : 'subscribe';
+    const pc = kind === 'publish' ? this.pub : this.sub;
+    const pending = this.pendingAnswers.get(kind);
+    if (!pc || this.closed) return;
+    try {
+      await pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp });
+      if (kind === 'subscribe' && msg.slot_assignments) this.applySlotAssignments(msg.slot_assignments);
+      if (pending) { clearTimeout(pending.timer); this.pendingAnswers.delete(kind); pending.resolve(); }
+    } catch (e) {
+      if (pending) { clearTimeout(pending.timer); this.pendingAnswers.delete(kind); pending.reject(e); }
+    }
+  }
+
+  /** Apply the SFU's mid -> remote track map and tell the UI what changed. */
+  applySlotAssignments(assignments) {
+    if (!this.sub) return;
+    this.lastAssignments = assignments;
+    const kindByMid = {};
+    for (const t of this.sub.getTransceivers()) if (t.mid != null) kindByMid[t.mid] = t.receiver.track.kind;
+    const next = mapSlots(assignments, kindByMid);
+    const { added, removed } = diffSlots(this.slots, next);
+    this.slots = next;
+    for (const r of removed) this.o.onRemoteTrackRemoved(r);
+    for (const a of added) {
+      const t = this.sub.getTransceivers().find((x) => x.mid === a.mid);
+      if (t) this.o.onRemoteTrack(a, t.receiver.track);
+    }
+  }
+
+  /** Any answer we are waiting for fails (the server refused an offer): negotiation errors surface. */
+  failPending(code) {
+    for (const [kind, p] of this.pendingAnswers) { clearTimeout(p.timer); p.reject(new Error(code)); this.pendingAnswers.delete(kind); }
+  }
+
+  /** Re-offer the subscribe side (same ICE) so the SFU's answer carries fresh slot assignments. */
+  async refreshSubscriptions(remoteCount) {
+    if (!this.sub || this.closed) return true;
+    if (this.pendingAnswers.has('subscribe')) return false; // caller tries again shortly
+    const need = slotsNeeded(remoteCount);
+    const have = { audio: 0, video: 0 };
+    for (const t of this.sub.getTransceivers()) have[t.receiver.track.kind]++;
+    for (let i = have.audio; i < need.audio; i++) this.sub.addTransceiver('audio', { direction: 'recvonly' });
+    for (let i = have.video; i < need.video; i++) this.sub.addTransceiver('video', { direction: 'recvonly' });
+    await this.#negotiate('subscribe');
+    return true;
+  }
+
+  /** Offer more recvonly slots when the roster outgrew them (same transport, same ICE). */
+  async ensureSlots(remoteCount) {
+    if (!this.sub || this.closed) return;
+    const need = slotsNeeded(remoteCount);
+    const have = { audio: 0, video: 0 };
+    for (const t of this.sub.getTransceivers()) have[t.receiver.track.kind]++;
+    if (have.audio >= need.audio && have.video >= need.video) return;
+    for (let i = have.audio; i < need.audio; i++) this.sub.addTransceiver('audio', { direction: 'recvonly' });
+    for (let i = have.video; i < need.video; i++) this.sub.addTransceiver('video', { direction: 'recvonly' });
+    await this.#negotiate('subscribe');
+  }
+
+  /**
+   * Put a local track (or null = stop sending) on a source. Never renegotiates.
+   * @param {Source} source @param {MediaStreamTrack|null} track
+   */
+  async setSource(source, track) {
+    const t = this.senders[source];
+    if (!t) return;
+    await t.sender.replaceTrack(track);
+    if (source === 'screen') {
+      // Starting or stopping a share publishes or withdraws the screen track: renegotiate (same ICE).
+      const want = track ? 'sendonly' : 'inactive';
+      if (t.direction !== want && !this.closed) {
+        t.direction = want;
+        await this.#negotiate('publish');
+      }
+    }
+  }
+
+  /** ICE restart on both connections (network changed: Wi-Fi -> cellular). */
+  async restartIce(reason = 'network_change') {
+    if (this.closed || !this.pub) return;
+    this.restarts++;
+    this.o.onTransportState?.('restarting');
+    try {
+      await Promise.all([this.#negotiate('publish', { iceRestart: true }), this.#negotiate('subscribe', { iceRestart: true })]);
+    } catch (e) {
+      this.o.onNeedNewGeneration(reason + ':restart_failed');
+      return;
+    }
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => {
+      if (!this.closed && !this.#bothConnected()) this.o.onNeedNewGeneration(reason + ':not_connected_after_restart');
+    }, this.o.restartGraceMs ?? 5000);
+  }
+
+  #bothConnected() {
+    const ok = (pc) => pc && (pc.connectionState === 'connected' || pc.iceConnectionState === 'connected' || pc.iceConnectionState === 'completed');
+    return ok(this.pub) && ok(this.sub);
+  }
+
+  /** @param {RTCPeerConnection} pc @param {'publish'|'subscribe'} kind */
+  #watch(pc, kind) {
+    pc.onicecandidate = (e) => {
+      if (e.candidate) this.o.send({ type: 'trickle', transport: kind, candidate: e.candidate.toJSON() });
+    };
+    pc.onconnectionstatechange = () => {
+      if (this.closed) return;
+      const st = pc.connectionState;
+      if (st === 'connected') {
+        clearTimeout(this.disconnectTimer);
+        if (this.#bothConnected()) { clearTimeout(this.restartTimer); this.o.onTransportState?.('connected'); }
+      } else if (st === 'disconnected') {
+        this.o.onTransportState?.('disconnected');
+        clearTimeout(this.disconnectTimer);
+        // Short blips heal by themselves; a longer one gets an ICE restart.
+        this.disconnectTimer = setTimeout(() => { if (pc.connectionState === 'disconnected') this.restartIce('disconnected'); }, 1500);
+      } else if (st === 'failed') {
+        this.o.onTransportState?.('failed');
+        // A failed transport after a restart (or a dead SFU) needs a new generation.
+        if (this.restarts > 0) this.o.onNeedNewGeneration('ice_failed');
+        else this.restartIce('ice_failed');
+      }
+    };
+  }
+
+  /**
+   * Inbound and transport stats: per-mid counters for remote tracks plus quality.
+   * @returns {Promise<{tracks:Object[], rttMs:number|null, lossPct:number|null, level:string}>}
+   */
+  async stats() {
+    const tracks = [];
+    let rttMs = null;
+    let lost = 0;
+    let received = 0;
+    if (this.sub) {
+      const report = await this.sub.getStats();
+      report.forEach((s) => {
+        if (s.type === 'inbound-rtp') {
+          const ref = this.slots.get(String(s.mid));
+          tracks.push({
+            mid: String(s.mid), kind: s.kind, participantId: ref?.participantId ?? null, source: ref?.source ?? null,
+            framesDecoded: s.framesDecoded ?? 0, totalSamplesReceived: s.totalSamplesReceived ?? 0,
+            packetsReceived: s.packetsReceived ?? 0, bytesReceived: s.bytesReceived ?? 0,
+            audioLevel: s.audioLevel ?? null, frameWidth: s.frameWidth ?? null, frameHeight: s.frameHeight ?? null,
+          });
+          lost += Math.max(0, s.packetsLost ?? 0);
+          received += s.packetsReceived ?? 0;
+        } else if (s.type === 'candidate-pair' && s.nominated && s.currentRoundTripTime != null) {
+          rttMs = s.currentRoundTripTime * 1000;
+        }
+      });
+    }
+    const cur = { lost, received };
+    const lossPct = intervalLossPct(this.prevLoss, cur);
+    this.prevLoss = cur;
+    const connected = this.#bothConnected();
+    return { tracks, rttMs, lossPct, level: qualityLevel({ connected, rttMs, lossPct }) };
+  }
+
+  /** Outbound stats of the publish side (are we really sending?). */
+  async publishStats() {
+    const out = {};
+    if (!this.pub) return out;
+    const report = await this.pub.getStats();
+    report.forEach((s) => {
+      if (s.type === 'outbound-rtp') out[String(s.mid)] = { kind: s.kind, packetsSent: s.packetsSent ?? 0, bytesSent: s.bytesSent ?? 0 };
+    });
+    return out;
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.restartTimer);
+    clearTimeout(this.disconnectTimer);
+    for (const p of this.pendingAnswers.values()) { clearTimeout(p.timer); p.reject(new Error('closed')); }
+    this.pendingAnswers.clear();
+    for (const r of this.slots.values()) this.o.onRemoteTrackRemoved(r);
+    this.slots = new Map();
+    try { this.pub?.close(); } catch { /* ignore */ }
+    try { this.sub?.close(); } catch { /* ignore */ }
+  }
+}

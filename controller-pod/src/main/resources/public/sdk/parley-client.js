@@ -1,0 +1,802 @@
+// parley-client: the browser SDK of Parley. One ParleyClient per meeting participation.
+//
+//   const client = new ParleyClient({ token });
+//   client.subscribe((state) => render(state));
+//   await client.join(meetingId, { displayName, microphone, camera });
+//
+// See docs/web-client.md for the API, the state machine and the events.
+
+import { ApiClient } from './api.js';
+import { SignalingClient } from './signaling.js';
+import { MediaSession } from './media.js';
+import { Store, initialState, applyEvent, applySnapshot, withNotice, canTransition, isModerator } from './state.js';
+import { CommandQueue, isNeverReplayed } from './command-queue.js';
+import { ParleyError, describeCode } from './problem.js';
+import { uuid, idempotencyKey } from './ids.js';
+import { sleep } from './backoff.js';
+import { worseQuality } from './quality.js';
+
+export { ApiClient, SignalingClient, MediaSession, Store, CommandQueue, ParleyError, describeCode };
+
+/** Signaling error codes meaning "this media transport cannot go on": get a new generation. */
+const MEDIA_ERRORS = new Set(['media_server_unavailable', 'media_server_error', 'stale_generation', 'stale_epoch', 'sfu_unavailable', 'transport_gone', 'transport_failed', 'not_authorized']);
+/** Signaling errors that are handled by reconnecting; not worth a toast. */
+const QUIET_ERRORS = new Set(['expired', 'replayed', 'ticket_expired', 'ticket_replayed', 'owner_changed', 'owner_unavailable', 'already_joined']);
+
+/** Final admission states: nothing more can happen in this participation. */
+const FINAL = new Set(['removed', 'denied', 'ended']);
+/** Refusal codes that mean: you were removed and may not come back. */
+const REMOVED_CODES = new Set(['removed', 'participant_removed', 'banned', 'rejoin_forbidden', 'principal_banned']);
+
+/**
+ * @typedef {Object} ClientOptions
+ * @property {string} [baseUrl='']         controller origin ('' = the page's origin)
+ * @property {string|null} [token]         bearer JWT
+ * @property {typeof fetch} [fetch]
+ * @property {typeof WebSocket} [WebSocketImpl]
+ * @property {number} [commandTtlMs=30000] how long an action pressed offline stays valid
+ * @property {number} [statsIntervalMs=1000]
+ * @property {number} [admissionPollMs=1000] waiting room: how often to ask whether we were admitted
+ */
+
+export class ParleyClient {
+  /** @param {ClientOptions} [opts] */
+  constructor(opts = {}) {
+    this.opts = opts;
+    this.token = opts.token ?? null;
+    this.api = new ApiClient({ baseUrl: opts.baseUrl, getToken: () => this.token, fetch: opts.fetch });
+    this.store = new Store(initialState());
+    this.queue = new CommandQueue({ ttlMs: opts.commandTtlMs, selfId: () => this.state.self.participant_id });
+    this.clientInstanceId = uuid();
+    /** @type {{microphone:MediaStreamTrack|null, camera:MediaStreamTrack|null, screen:MediaStreamTrack|null}} */
+    this.local = { microphone: null, camera: null, screen: null };
+    /** participant_id -> {microphone?:MediaStream, camera?:MediaStream, screen?:MediaStream} */
+    this.remoteStreams = new Map();
+    /** @type {SignalingClient|null} */ this.signaling = null;
+    /** @type {MediaSession|null} */ this.media = null;
+    this.meetingId = null;
+    this.sigOpen = false;
+    this.mediaUp = false;
+    this.everConnected = false;
+    this.pendingTicket = null;
+    this.mediaGeneration = 0;
+    this.generationSwitching = false;
+    this.viewport = [];
+    this.viewportTimer = null;
+    this.statsTimer = null;
+    this.rosterTimer = null;
+    this.lastServerSpeakersAt = 0;
+    this.metrics = { joinClickedAt: 0, admittedAt: 0, firstRemoteFrameAt: 0, generations: [] };
+    this.onNetworkChange = () => this.#networkChanged();
+  }
+
+  /** Current state (see state.js initialState for its shape). */
+  get state() { return this.store.get(); }
+
+  /** @param {(s:Object, prev:Object) => void} fn @returns {() => void} unsubscribe */
+  subscribe(fn) { return this.store.subscribe(fn); }
+
+  /** Local mode only: mint a dev token and keep it. */
+  async signInDev(tenant, principal, name) {
+    const r = await this.api.devToken({ tenant, principal, name });
+    this.token = r.token;
+    return r.token;
+  }
+
+  /**
+   * @param {{title:string, waitingRoom:boolean, encryptionMode?:string}} m
+   * @returns {Promise<{meeting_id:string, status:string, version:number}>}
+   */
+  createMeeting(m) {
+    return this.api.createMeeting({ title: m.title, waiting_room_enabled: !!m.waitingRoom, encryption_mode: m.encryptionMode || 'transport' });
+  }
+
+  // ------------------------------------------------------------------ joining
+
+  /**
+   * Ask to join; wait in the waiting room if needed; then connect signaling and media.
+   * Resolves when we are connected, or rejects with a ParleyError (its message is for people).
+   * @param {string} meetingId
+   * @param {{displayName:string, microphone?:MediaStreamTrack|null, camera?:MediaStreamTrack|null, capabilities?:Object}} o
+   */
+  async join(meetingId, o) {
+    this.meetingId = meetingId;
+    this.metrics.joinClickedAt = performance.now();
+    this.local.microphone = o.microphone || null;
+    this.local.camera = o.camera || null;
+    this.#setConnection('connecting');
+    this.store.set((s) => ({
+      admission: 'joining', meeting: { ...(s.meeting || {}), id: meetingId },
+      self: { ...s.self, display_name: o.displayName,
+        mic: { on: !!(o.microphone && o.microphone.enabled), reason: null },
+        camera: { on: !!(o.camera && o.camera.enabled), reason: null } },
+    }));
+    this.api.getMeeting(meetingId).then((m) => this.store.set((s) => ({ meeting: { ...(s.meeting || {}), ...m, id: meetingId } }))).catch(() => {});
+    let r;
+    try {
+      r = await this.api.join(meetingId, {
+        client_instance_id: this.clientInstanceId,
+        display_name: o.displayName,
+        capabilities: o.capabilities || defaultCapabilities(),
+      }, { idempotencyKey: this.joinKey || (this.joinKey = idempotencyKey('join')) });
+    } catch (e) {
+      this.#refused(e);
+      throw e;
+    }
+    this.store.set((s) => ({
+      self: { ...s.self, participant_id: String(r.participant_id), participant_version: Number(r.participant_version || 0), role: r.role ? r.role : s.self.role },
+    }));
+    if (r.admission_state === 'waiting') {
+      this.store.set({ admission: 'waiting' });
+      await this.#waitForAdmission();
+    } else if (r.admission_state === 'admitted') {
+      this.store.set({ admission: 'admitted' });
+    } else {
+      const err = new ParleyError({ status: 403, code: r.admission_state || 'denied' });
+      this.#refused(err);
+      throw err;
+    }
+    this.metrics.admittedAt = performance.now();
+    await this.#connect();
+  }
+
+  /** Waiting room: poll our own admission state with a little jitter until admitted or refused. */
+  async #waitForAdmission() {
+    const every = this.opts.admissionPollMs ?? 1000;
+    for (;;) {
+      if (FINAL.has(this.state.admission)) throw new ParleyError({ status: 403, code: this.state.admission });
+      if (this.state.admission === 'left') throw new ParleyError({ code: 'left' });
+      await sleep(every * (0.75 + Math.random() * 0.5));
+      let snap;
+      try { snap = await this.api.snapshot(this.meetingId); } catch (e) {
+        if (e instanceof ParleyError && !e.retryable) { this.#refused(e); throw e; }
+        continue;
+      }
+      const st = snap?.self?.admission_state;
+      if (snap?.meeting_status === 'ended') { const e = new ParleyError({ status: 410, code: 'meeting_ended' }); this.#refused(e); throw e; }
+      if (st === 'admitted') { this.store.set({ admission: 'admitted' }); return; }
+      // Removed while still waiting = the host denied us (a denied row is stored as removed).
+      if (st === 'denied' || st === 'removed') { const e = new ParleyError({ status: 403, code: 'denied' }); this.#refused(e); throw e; }
+    }
+  }
+
+  /**
+   * A connect ticket from the controller. Same attempt (same Idempotency-Key) = same generation with a
+   * fresh ticket (socket resume); `fresh: true` = a new attempt naming the current generation, which the
+   * controller answers with the next generation (new SFU transport).
+   */
+  async #requestTransport({ fresh = false } = {}) {
+    if (fresh || !this.transportKey) this.transportKey = idempotencyKey('transport');
+    let r;
+    try {
+      r = await this.api.createTransport(this.meetingId, this.state.self.participant_id, {
+        expected_transport_generation: this.transportExpected ?? this.state.transportGeneration,
+        device_key_id: this.clientInstanceId,
+      }, { idempotencyKey: this.transportKey });
+    } catch (e) {
+      const current = e?.raw?.current_transport_generation;
+      if (e instanceof ParleyError && (e.code === 'transport_attempt_superseded' || e.code === 'stale_transport_generation') && Number.isFinite(Number(current)) && !fresh) {
+        // Our attempt is over (its SFU is gone or someone moved on): start a new one from the current generation.
+        this.transportExpected = Number(current);
+        return this.#requestTransport({ fresh: true });
+      }
+      throw e;
+    }
+    this.transportExpected = Number(r.transport_generation);
+    this.sfuPod = ticketClaims(r.connect_ticket)?.sfu ?? null;
+    const gen = Number(r.transport_generation ?? this.state.transportGeneration);
+    this.iceServers = r.ice_servers || this.iceServers || [];
+    this.store.set({ transportGeneration: gen, controllerEpoch: r.controller_epoch, region: r.region });
+    return { url: wsUrl(r.signaling_endpoint, this.api.baseUrl), ticket: r.connect_ticket, generation: gen };
+  }
+
+  async #connect() {
+    this.pendingTicket = await this.#requestTransport().catch((e) => { this.#refused(e); throw e; });
+    this.signaling = new SignalingClient({
+      getTicket: async () => {
+        const t = this.pendingTicket || (await this.#requestTransport());
+        this.pendingTicket = null;
+        return t;
+      },
+      onMessage: (m) => this.#onSignal(m),
+      onEvent: (ev, cursor) => this.handleEvent(ev, cursor),
+      onResync: () => this.resync(),
+      onState: (st, d) => this.#onSignalingState(st, d),
+      WebSocketImpl: this.opts.WebSocketImpl,
+    });
+    window.addEventListener('online', this.onNetworkChange);
+    navigator.connection?.addEventListener?.('change', this.onNetworkChange);
+    const connected = new Promise((resolve, reject) => {
+      const un = this.subscribe((s) => {
+        if (s.connection === 'connected') { un(); resolve(); }
+        else if (s.connection === 'failed' || FINAL.has(s.admission)) { un(); reject(new ParleyError({ code: s.connectionReason || s.admission })); }
+      });
+    });
+    await this.signaling.connect();
+    this.#startLoops();
+    return connected;
+  }
+
+  #onSignalingState(st, d = {}) {
+    if (st === 'open') {
+      this.sigOpen = true;
+      this.store.set({ cursor: this.signaling.cursor.value });
+      // Same generation and media still alive: a socket resume. Otherwise start media for this generation.
+      if (!this.rosterLoaded) {
+        // Events only tell what changes after our cursor: load who is already here (and our permissions).
+        this.rosterLoaded = true;
+        this.resync().catch(() => { this.rosterLoaded = false; });
+      }
+      if (!this.media || this.mediaGeneration !== this.state.transportGeneration) this.#startMedia();
+      else { this.#sendViewport(); this.flushPending(); }
+      this.#recompute();
+    } else if (st === 'reconnecting') {
+      this.sigOpen = false;
+      this.#recompute();
+    } else if (st === 'failed') {
+      this.sigOpen = false;
+      const code = d.code || 'reconnect_timeout';
+      if (REMOVED_CODES.has(code)) this.#teardown('removed', code);
+      else if (code === 'meeting_ended' || code === 'ended') this.#teardown('ended', code);
+      else if (code === 'denied' || code === 'admission_denied') this.#teardown('denied', code);
+      else {
+        this.#setConnection('failed', code);
+        this.#notice('error', code, code === 'reconnect_timeout' ? 'Connection lost. We could not reconnect.' : describeCode(code, d.error?.message));
+      }
+    } else if (st === 'closed') {
+      this.sigOpen = false;
+    }
+  }
+
+  async #startMedia() {
+    const gen = this.state.transportGeneration;
+    this.media?.close();
+    this.mediaUp = false;
+    this.mediaGeneration = gen;
+    const media = new MediaSession({
+      send: (m) => this.signaling.send(m),
+      iceServers: this.iceServers,
+      onRemoteTrack: (ref, track) => this.#addRemote(ref, track),
+      onRemoteTrackRemoved: (ref) => this.#removeRemote(ref),
+      onTransportState: (st) => {
+        if (this.media !== media) return;
+        this.mediaUp = st === 'connected';
+        this.#recompute();
+      },
+      onNeedNewGeneration: (reason) => { if (this.media === media) this.newGeneration(reason); },
+      answerTimeoutMs: 4000,
+    });
+    this.media = media;
+    const local = {
+      microphone: this.state.self.mic.on && this.state.self.permissions.audio.allowed ? this.local.microphone : null,
+      camera: this.state.self.camera.on && this.state.self.permissions.video.allowed ? this.local.camera : null,
+    };
+    try {
+      await media.start(local, Object.keys(this.state.participants).length);
+      if (this.local.screen && this.state.self.screen.on) await media.setSource('screen', this.local.screen);
+      this.#sendViewport();
+      this.flushPending();
+    } catch (e) {
+      if (this.media === media && !media.closed) {
+        console.warn('media negotiation failed', e);
+        this.newGeneration('negotiation_failed');
+      }
+    }
+  }
+
+  /**
+   * The SFU is gone or ICE cannot recover: get a new transport generation from the controller and
+   * reconnect signaling + media with its ticket. Control state continues from our cursor.
+   * @param {string} reason
+   */
+  async newGeneration(reason) {
+    if (this.generationSwitching || FINAL.has(this.state.admission) || !this.signaling) return;
+    this.generationSwitching = true;
+    this.metrics.generations.push({ reason, at: performance.now(), from: this.state.transportGeneration });
+    this.mediaUp = false;
+    this.#recompute();
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          this.pendingTicket = await this.#requestTransport({ fresh: true });
+          break;
+        } catch (e) {
+          if (e instanceof ParleyError && !e.retryable) { this.#refused(e); return; }
+          if (attempt > 20) { this.#setConnection('failed', 'no_media_server'); return; }
+          await sleep(200 + Math.random() * 300);
+        }
+      }
+      this.media?.close();
+      this.media = null;
+      // The new ticket is bound to the new generation: reconnect the socket with it (resume keeps the cursor).
+      if (this.signaling.open) this.signaling.drop(); else this.signaling.connect();
+    } finally {
+      this.generationSwitching = false;
+    }
+  }
+
+  #networkChanged() {
+    if (!this.media || FINAL.has(this.state.admission)) return;
+    this.media.restartIce('network_change');
+  }
+
+  // ------------------------------------------------------------------ events
+
+  #onSignal(m) {
+    if (this.media && this.media.handleMessage(m)) return;
+    if (m.type === 'error') {
+      if (MEDIA_ERRORS.has(m.code)) {
+        // An offer was refused: the SFU behind this generation is gone or the generation is stale.
+        this.media?.failPending(m.code);
+        if (this.media) this.newGeneration(m.code);
+        return;
+      }
+      if (m.code && !QUIET_ERRORS.has(m.code)) this.#notice('error', m.code, describeCode(m.code, m.detail || m.message));
+    } else if (m.type === 'transport_failed' || m.type === 'reconnect_required' || m.type === 'new_generation_required') {
+      this.newGeneration(m.type);
+    } else if (m.type === 'joined' && m.snapshot) {
+      this.store.set((s) => applySnapshot(s, m.snapshot, m.snapshot.roster));
+    }
+  }
+
+  /**
+   * Apply one control event, in cursor order (the signaling client calls this; exposed for custom
+   * transports and tests). Local enforcement (a revoked microphone) happens here.
+   * @param {Object} ev @param {string} [cursor]
+   */
+  handleEvent(ev, cursor) {
+    const before = this.state;
+    const { state, effects } = applyEvent(before, ev);
+    this.store.set(cursor ? { ...state, cursor } : state);
+    if (ev.type === 'active_speakers') this.lastServerSpeakersAt = performance.now();
+    if (ev.type === 'slot_assignments' && this.media) this.media.applySlotAssignments(ev.slot_assignments ?? ev.assignments);
+    if (ev.type === 'media_server_lost' && this.media && (!this.sfuPod || ev.detail === this.sfuPod)) this.newGeneration('media_server_lost');
+    if (['track_published', 'track_unpublished'].includes(ev.type) && String(ev.participant_id ?? ev.detail) !== this.state.self.participant_id) this.#refreshSubscriptionsSoon();
+    if (['transport_replaced', 'transport_closed', 'transport_failed'].includes(ev.type) && String(ev.participant_id ?? ev.detail) === this.state.self.participant_id
+        && Number(ev.transport_generation ?? this.state.transportGeneration) >= this.state.transportGeneration) {
+      this.newGeneration(ev.type);
+    }
+    this.#runEffects(effects);
+    const n = Object.keys(this.state.participants).length;
+    if (n !== Object.keys(before.participants).length) this.#refreshSubscriptionsSoon();
+  }
+
+  /** Roster or tracks changed: re-offer the subscribe side (debounced) to get fresh slot assignments. */
+  #refreshSubscriptionsSoon() {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => {
+      this.media?.refreshSubscriptions(Object.keys(this.state.participants).length)
+        .then((done) => { if (done === false) this.#refreshSubscriptionsSoon(); })
+        .catch(() => {});
+    }, 150);
+  }
+
+  #runEffects(effects) {
+    for (const e of effects) {
+      switch (e.type) {
+        case 'enforce_off': this.#enforceOff(e.source); break;
+        case 'permission_granted':
+          // Never turn anything on by ourselves (seed 000): only say that it is allowed again.
+          this.#notice('info', 'permission_granted', e.source === 'audio' ? 'The host allows you to unmute. Your microphone stays off until you turn it on.' : `You may share your ${e.source === 'video' ? 'camera' : 'screen'} again.`);
+          break;
+        case 'unmute_requested': this.#notice('info', 'unmute_requested', 'The host asks you to unmute.'); break;
+        case 'mute_all':
+          if (this.state.self.mic.on) {
+            if (this.local.microphone) this.local.microphone.enabled = false;
+            this.media?.setSource('microphone', null).catch(() => {});
+            this.store.set((s) => ({ self: { ...s.self, mic: { on: false, reason: 'mute_all' } } }));
+          }
+          this.#notice('info', 'mute_all', e.allowSelfUnmute ? 'The host muted everyone. You can unmute yourself.' : 'The host muted everyone.');
+          break;
+        case 'removed': this.#teardown('removed', e.reason); break;
+        case 'denied': this.#teardown('denied', e.reason); break;
+        case 'ended': this.#teardown('ended', 'meeting_ended'); break;
+        default: break;
+      }
+    }
+  }
+
+  /** A source we may no longer send: stop it locally at once and say why. */
+  #enforceOff(source) {
+    const key = source === 'audio' ? 'microphone' : source === 'video' ? 'camera' : 'screen';
+    const stateKey = source === 'audio' ? 'mic' : source === 'video' ? 'camera' : 'screen';
+    const track = this.local[key];
+    if (track) track.enabled = false;
+    if (key === 'screen' && track) { track.stop(); this.local.screen = null; }
+    this.media?.setSource(key, null).catch(() => {});
+    this.store.set((s) => ({ self: { ...s.self, [stateKey]: { on: false, reason: 'permission_revoked' } } }));
+    this.#notice('warning', 'permission_revoked',
+      source === 'audio' ? 'The host muted you. You cannot unmute until the host allows it.'
+        : source === 'video' ? 'The host turned off your camera.' : 'The host stopped your screen share.');
+  }
+
+  /** Replace local knowledge with a snapshot (+ roster); returns the snapshot's cursor. */
+  async resync() {
+    const [snap, roster] = await Promise.all([this.api.snapshot(this.meetingId), this.#roster().catch(() => null)]);
+    const before = this.state;
+    const next = applySnapshot(before, snap, roster);
+    this.store.set(next);
+    if (before.self.permissions.audio.allowed && !next.self.permissions.audio.allowed) this.#enforceOff('audio');
+    if (FINAL.has(next.admission) && !FINAL.has(before.admission)) this.#teardown(next.admission, next.admission);
+    return snap.control_cursor ?? null;
+  }
+
+  /** All roster pages (bounded: big meetings page through `next_cursor`). */
+  async #roster() {
+    const participants = [];
+    let cursor;
+    for (let page = 0; page < 20; page++) {
+      const r = await this.api.participants(this.meetingId, cursor);
+      participants.push(...(r.participants || r.items || []));
+      cursor = r.next_cursor;
+      if (!cursor) break;
+    }
+    return { participants };
+  }
+
+  // ------------------------------------------------------------------ local devices
+
+  /**
+   * Turn the microphone on or off. Off always works at once. On is refused (with a notice saying why)
+   * when the host revoked audio or when we are offline: an unmute is never queued or replayed.
+   * @param {boolean} on @returns {Promise<boolean>} whether the microphone is now in the wanted state
+   */
+  async setMicrophone(on) { return this.#setDevice('microphone', 'mic', 'audio', on); }
+
+  /** @param {boolean} on */
+  async setCamera(on) { return this.#setDevice('camera', 'camera', 'video', on); }
+
+  async #setDevice(key, stateKey, perm, on) {
+    const track = this.local[key];
+    if (!on) {
+      if (track) track.enabled = false;
+      await this.media?.setSource(key, null);
+      this.store.set((s) => ({ self: { ...s.self, [stateKey]: { on: false, reason: 'self' } } }));
+      return true;
+    }
+    if (!this.state.self.permissions[perm].allowed) {
+      this.#notice('warning', 'permission_revoked', key === 'microphone' ? 'You cannot unmute: the host turned off your microphone.' : 'You cannot turn on your camera: the host turned it off.');
+      return false;
+    }
+    if (this.meetingId && this.state.connection !== 'connected' && this.state.admission === 'admitted') {
+      this.#notice('warning', 'not_replayed', `You are offline, so ${key === 'microphone' ? 'unmute' : 'camera on'} was not done. Press it again when you are reconnected.`);
+      return false;
+    }
+    if (!track) { this.#notice('warning', 'no_device', `No ${key} is selected.`); return false; }
+    track.enabled = true;
+    await this.media?.setSource(key, track);
+    this.store.set((s) => ({ self: { ...s.self, [stateKey]: { on: true, reason: null }, ...(key === 'microphone' ? { } : {}) }, ...(key === 'microphone' ? { unmuteRequest: null } : {}) }));
+    return true;
+  }
+
+  /** Switch to another device track (device choice); keeps the on/off state. */
+  async replaceDevice(key, track) {
+    const old = this.local[key];
+    this.local[key] = track;
+    const on = this.state.self[key === 'microphone' ? 'mic' : 'camera'].on;
+    track.enabled = on;
+    if (on) await this.media?.setSource(key, track);
+    if (old && old !== track) old.stop();
+  }
+
+  /** Start sharing the screen (asks the browser for a screen). */
+  async startScreenShare() {
+    if (!this.state.self.permissions.screen.allowed) { this.#notice('warning', 'permission_revoked', 'The host does not allow you to share your screen.'); return false; }
+    if (this.state.connection !== 'connected') { this.#notice('warning', 'not_replayed', 'You are offline, so screen sharing did not start.'); return false; }
+    let stream;
+    try { stream = await navigator.mediaDevices.getDisplayMedia({ video: { frameRate: 15 }, audio: false }); } catch (e) {
+      this.#notice('warning', 'screen_denied', 'Screen sharing was cancelled or not allowed by the browser.');
+      return false;
+    }
+    const track = stream.getVideoTracks()[0];
+    track.contentHint = 'detail';
+    this.local.screen = track;
+    track.addEventListener('ended', () => this.stopScreenShare());
+    await this.media?.setSource('screen', track);
+    this.store.set((s) => ({ self: { ...s.self, screen: { on: true, reason: null } } }));
+    return true;
+  }
+
+  async stopScreenShare() {
+    const t = this.local.screen;
+    this.local.screen = null;
+    if (t) t.stop();
+    await this.media?.setSource('screen', null);
+    this.store.set((s) => ({ self: { ...s.self, screen: { on: false, reason: 'self' } } }));
+  }
+
+  /** The person answered the host's "please unmute" request. Only consent unmutes. */
+  async answerUnmuteRequest(accept) {
+    this.store.set({ unmuteRequest: null });
+    if (accept) return this.setMicrophone(true);
+    return false;
+  }
+
+  /**
+   * Tell the SFU what is actually shown: track ids with tile size and frame rate (seed 000).
+   * @param {{track_id:string, max_width:number, max_height:number, max_fps:number}[]} tracks
+   */
+  setViewport(tracks) {
+    this.viewport = tracks;
+    clearTimeout(this.viewportTimer);
+    this.viewportTimer = setTimeout(() => this.#sendViewport(), 150);
+  }
+
+  #sendViewport() {
+    if (this.signaling?.open && this.viewport.length) this.signaling.send({ type: 'subscribe', tracks: this.viewport });
+  }
+
+  // ------------------------------------------------------------------ host commands
+
+  /**
+   * Send a meeting command (desired state, never a toggle). Pressed offline: kept with its idempotency
+   * key until it expires, sent once we are back, except commands that would start sending or
+   * recording, which are dropped with a notice.
+   * @param {string} type @param {Object} [fields]
+   * @returns {Promise<{command_id?:string, state?:string, media_enforcement?:string, dropped?:string}>}
+   */
+  async command(type, fields = {}) {
+    const body = { type, ...fields };
+    if (body.participant_id && body.expected_participant_version === undefined) {
+      const p = this.state.participants[body.participant_id] || this.state.waiting[body.participant_id];
+      if (p) body.expected_participant_version = p.version;
+      else if (body.participant_id === this.state.self.participant_id) body.expected_participant_version = this.state.self.participant_version;
+    }
+    const cmd = this.queue.make(body);
+    if (this.state.connection !== 'connected' && this.state.admission === 'admitted') {
+      if (isNeverReplayed(body, this.state.self.participant_id)) {
+        this.#notice('warning', 'not_replayed', describeCode('offline') + ' "' + label(type) + '" was not sent.');
+        return { dropped: 'not_replayed' };
+      }
+      this.queue.enqueue(cmd);
+      this.#notice('info', 'queued', `"${label(type)}" will be sent when the connection is back (if within ${Math.round(this.queue.ttlMs / 1000)} s).`);
+      return new Promise((resolve) => { cmd.settle = (r) => resolve(r.ok ? r.result : { dropped: r.dropped || 'failed' }); });
+    }
+    return this.#sendCommand(cmd);
+  }
+
+  async #sendCommand(cmd) {
+    let r;
+    try {
+      r = await this.api.command(this.meetingId, cmd.body, { idempotencyKey: cmd.key });
+    } catch (e) {
+      if (e instanceof ParleyError && (e.status === 409 || e.code === 'version_conflict' || e.code === 'stale_version')) {
+        this.resync().catch(() => {});
+      }
+      this.#notice('error', e.code || 'error', `${label(cmd.body.type)}: ${e.message}`);
+      cmd.settle?.({ ok: false, error: e });
+      throw e;
+    }
+    const id = r.command_id;
+    if (id) {
+      this.store.set((s) => ({ commands: { ...s.commands, [id]: {
+        ...(s.commands[id] || {}), type: cmd.body.type, participant_id: cmd.body.participant_id ?? null,
+        state: s.commands[id]?.state === 'applied' ? 'applied' : r.state,
+        media_enforcement: s.commands[id]?.media_enforcement === 'applied' ? 'applied' : r.media_enforcement,
+        sentAt: performance.now(),
+      } } }));
+      if (r.participant_version && cmd.body.participant_id && this.state.participants[cmd.body.participant_id]) {
+        this.store.set((s) => ({ participants: { ...s.participants, [cmd.body.participant_id]: { ...s.participants[cmd.body.participant_id], version: Math.max(s.participants[cmd.body.participant_id].version, Number(r.participant_version)) } } }));
+      }
+      if (r.media_enforcement === 'pending') this.#pollCommand(id);
+    }
+    cmd.settle?.({ ok: true, result: r });
+    return r;
+  }
+
+  /** Follow a command until the media plane applied it (events usually win this race). */
+  async #pollCommand(id) {
+    const until = performance.now() + 15000;
+    while (performance.now() < until) {
+      const c = this.state.commands[id];
+      if (!c || c.state === 'applied' || c.state === 'failed' || c.media_enforcement === 'applied') return;
+      await sleep(150);
+      try {
+        const r = await this.api.getCommand(this.meetingId, id);
+        const st = r.state;
+        const me = r.media_enforcement || (st === 'applied' ? 'applied' : undefined);
+        this.store.set((s) => ({ commands: { ...s.commands, [id]: { ...s.commands[id], state: st === 'committed' && s.commands[id]?.state === 'applied' ? 'applied' : st, ...(me ? { media_enforcement: me } : {}), ...(st === 'applied' && !s.commands[id]?.appliedAt ? { appliedAt: performance.now() } : {}) } } }));
+      } catch { /* keep trying until the deadline */ }
+    }
+  }
+
+  /** Send what was pressed while offline (called on reconnect): same keys; expired and never-replayed ones dropped with a notice. */
+  flushPending() {
+    const { send, dropped } = this.queue.drainForReconnect();
+    for (const d of dropped) {
+      this.#notice('warning', d.reason, `"${label(d.cmd.body.type)}": ${describeCode(d.reason)}`);
+      d.cmd.settle?.({ ok: false, dropped: d.reason });
+    }
+    for (const c of send) this.#sendCommand(c).catch(() => {});
+  }
+
+  admit(pid) { return this.command('admit', { participant_id: pid }); }
+  deny(pid) { return this.command('deny', { participant_id: pid }); }
+  /** Host mute: revoke the participant's audio publish permission. */
+  mute(pid) { return this.command('set_publish', { participant_id: pid, audio: false }); }
+  stopVideo(pid) { return this.command('set_publish', { participant_id: pid, video: false }); }
+  stopScreen(pid) { return this.command('set_publish', { participant_id: pid, screen: false }); }
+  /** Ask to unmute: allows audio again and asks the person; their microphone stays off until they agree. */
+  requestUnmute(pid) { return this.command('request_unmute', { participant_id: pid }); }
+  remove(pid, allowRejoin = false) { return this.command('remove_participant', { participant_id: pid, allow_rejoin: allowRejoin }); }
+  setRole(pid, role) { return this.command('set_role', { participant_id: pid, role }); }
+  transferHost(pid) { return this.command('transfer_host', { participant_id: pid }); }
+  muteAll(allowSelfUnmute = true) { return this.command('mute_all', { allow_self_unmute: allowSelfUnmute }); }
+  lock(locked) { return this.command('lock_meeting', { locked }); }
+  endMeeting() { return this.command('end_meeting', {}); }
+  startRecording() { return this.command('start_recording', {}); }
+  stopRecording() { return this.command('stop_recording', {}); }
+
+  /** Can we run host actions? */
+  get isModerator() { return isModerator(this.state); }
+
+  // ------------------------------------------------------------------ remote media
+
+  #addRemote(ref, track) {
+    const cur = this.remoteStreams.get(ref.participantId) || {};
+    const stream = new MediaStream([track]);
+    this.remoteStreams.set(ref.participantId, { ...cur, [ref.source]: stream });
+    this.store.set((s) => {
+      const p = s.participants[ref.participantId];
+      if (!p) return { remoteTick: (s.remoteTick || 0) + 1 };
+      const tracks = { ...p.tracks, [ref.source]: { ...(p.tracks[ref.source] || {}), trackId: ref.trackId, mid: ref.mid, kind: ref.kind, attached: true } };
+      return { participants: { ...s.participants, [ref.participantId]: { ...p, tracks } }, remoteTick: (s.remoteTick || 0) + 1 };
+    });
+  }
+
+  #removeRemote(ref) {
+    const cur = this.remoteStreams.get(ref.participantId);
+    if (cur && cur[ref.source]) {
+      const next = { ...cur };
+      delete next[ref.source];
+      this.remoteStreams.set(ref.participantId, next);
+    }
+    this.store.set((s) => {
+      const p = s.participants[ref.participantId];
+      if (!p || !p.tracks[ref.source]) return { remoteTick: (s.remoteTick || 0) + 1 };
+      const tracks = { ...p.tracks, [ref.source]: { ...p.tracks[ref.source], attached: false, mid: null } };
+      return { participants: { ...s.participants, [ref.participantId]: { ...p, tracks } }, remoteTick: (s.remoteTick || 0) + 1 };
+    });
+  }
+
+  /** @param {string} pid @param {'microphone'|'camera'|'screen'} source @returns {MediaStream|null} */
+  remoteStream(pid, source) { return this.remoteStreams.get(pid)?.[source] || null; }
+
+  // ------------------------------------------------------------------ loops, state, teardown
+
+  #startLoops() {
+    clearInterval(this.statsTimer);
+    this.statsTimer = setInterval(() => this.#statsTick(), this.opts.statsIntervalMs ?? 1000);
+    clearInterval(this.rosterTimer);
+    // Events keep the roster fresh; a slow re-read heals any event we could not apply (seed 000: TTL backup).
+    this.rosterTimer = setInterval(() => {
+      if (this.state.connection === 'connected' && this.isModerator) this.resync().catch(() => {});
+    }, 10000);
+  }
+
+  async #statsTick() {
+    if (!this.media) return;
+    let st;
+    try { st = await this.media.stats(); } catch { return; }
+    this.lastStats = st;
+    if (!this.metrics.firstRemoteFrameAt && st.tracks.some((t) => t.kind === 'video' && t.framesDecoded > 0)) {
+      this.metrics.firstRemoteFrameAt = performance.now();
+    }
+    const patch = { quality: { ...this.state.quality, level: worseQuality(st.level, this.state.quality.serverLevel || 'unknown'), rttMs: st.rttMs, lossPct: st.lossPct, source: 'stats' } };
+    // Active speaker: the SFU's report wins; without one for 5 s, use received audio levels.
+    if (performance.now() - this.lastServerSpeakersAt > 5000) {
+      const loud = st.tracks.filter((t) => t.kind === 'audio' && t.participantId && (t.audioLevel ?? 0) > 0.02)
+        .sort((a, b) => (b.audioLevel ?? 0) - (a.audioLevel ?? 0)).map((t) => t.participantId);
+      const ids = [...new Set(loud)].slice(0, 3);
+      if (ids.join() !== this.state.activeSpeakers.join()) patch.activeSpeakers = ids;
+    }
+    this.store.set(patch);
+  }
+
+  #recompute() {
+    if (FINAL.has(this.state.admission)) return;
+    if (this.state.connection === 'failed') return;
+    if (this.sigOpen && this.mediaUp) {
+      const was = this.state.connection;
+      this.everConnected = true;
+      this.#setConnection('connected');
+      if (was === 'reconnecting') this.#notice('info', 'reconnected', 'Reconnected.');
+    } else if (this.everConnected) this.#setConnection('reconnecting');
+    else this.#setConnection('connecting');
+  }
+
+  #setConnection(to, reason = null) {
+    const from = this.state.connection;
+    if (from === to) { if (reason) this.store.set({ connectionReason: reason }); return; }
+    if (!canTransition(from, to)) { console.warn(`ignored connection transition ${from} -> ${to}`); return; }
+    this.store.set({ connection: to, connectionReason: reason });
+  }
+
+  #notice(level, code, text) { this.store.set((s) => withNotice(s, level, code, text)); }
+
+  /** A refusal from the API: map its code onto admission state and say it. */
+  #refused(e) {
+    const code = e?.code || 'network';
+    const adm = REMOVED_CODES.has(code) ? 'removed'
+      : ['meeting_ended', 'ended'].includes(code) ? 'ended'
+      : ['denied', 'admission_denied'].includes(code) ? 'denied'
+      : code === 'meeting_locked' || code === 'locked' ? 'locked' : null;
+    if (adm && adm !== 'locked') { this.#teardown(adm, code); return; }
+    if (adm === 'locked') this.store.set({ admission: 'locked' });
+    this.#setConnection('failed', code);
+    this.#notice('error', code, e?.message || describeCode(code));
+  }
+
+  /** Stop everything we send and receive; the admission state says why. */
+  #teardown(admission, code) {
+    const text = admission === 'removed' ? describeCode(REMOVED_CODES.has(code) ? code : 'removed') : admission === 'ended' ? describeCode('meeting_ended') : describeCode('denied');
+    for (const k of ['microphone', 'camera', 'screen']) { if (this.local[k]) this.local[k].enabled = false; }
+    this.local.screen?.stop();
+    this.media?.close();
+    this.media = null;
+    this.signaling?.close();
+    this.sigOpen = false;
+    this.mediaUp = false;
+    clearInterval(this.statsTimer);
+    clearInterval(this.rosterTimer);
+    window.removeEventListener('online', this.onNetworkChange);
+    // One update, so listeners see the admission together with the reason code.
+    this.store.set((s) => ({ admission, connection: 'closed', connectionReason: code || admission,
+      self: { ...s.self, mic: { on: false, reason: admission }, camera: { on: false, reason: admission }, screen: { on: false, reason: admission } } }));
+    this.#notice('error', code || admission, text);
+  }
+
+  /** Leave the meeting. */
+  leave() {
+    this.signaling?.close();
+    this.media?.close();
+    this.media = null;
+    clearInterval(this.statsTimer);
+    clearInterval(this.rosterTimer);
+    window.removeEventListener('online', this.onNetworkChange);
+    this.store.set({ admission: 'left' });
+    this.#setConnection('closed', 'left');
+  }
+
+  /** Numbers for tests and diagnostics (no secrets). */
+  debug() {
+    return {
+      cursor: this.signaling?.cursor.value ?? null,
+      resumes: this.signaling?.resumes ?? 0,
+      resumeLog: this.signaling?.resumeLog ?? [],
+      generation: this.state.transportGeneration,
+      generations: this.metrics.generations,
+      metrics: { ...this.metrics },
+      idempotencyKeys: [...this.api.sentKeys],
+      slots: this.media ? [...this.media.slots.values()] : [],
+    };
+  }
+}
+
+/** Claims of a compact JWS, read (not verified: the server verifies) to learn which SFU serves us. */
+function ticketClaims(token) {
+  try {
+    const part = String(token).split('.')[1];
+    return JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((part.length + 3) % 4)));
+  } catch { return null; }
+}
+
+function defaultCapabilities() {
+  const vc = (globalThis.RTCRtpReceiver?.getCapabilities?.('video')?.codecs || []).map((c) => c.mimeType.split('/')[1]).filter((x) => ['VP8', 'VP9', 'H264', 'AV1'].includes(x));
+  return { video_codecs: [...new Set(vc)].length ? [...new Set(vc)] : ['VP8'], simulcast: false, e2ee: typeof globalThis.RTCRtpScriptTransform === 'function' };
+}
+
+/** ws(s) URL of the signaling endpoint; a relative or missing one means the page's origin. */
+function wsUrl(endpoint, baseUrl) {
+  const origin = baseUrl || globalThis.location.origin;
+  const u = new URL(endpoint || '/v1/connect', origin);
+  if (u.protocol === 'http:') u.protocol = 'ws:';
+  if (u.protocol === 'https:') u.protocol = 'wss:';
+  return u.toString();
+}
+
+function label(type) {
+  return ({ set_publish: 'Mute', admit: 'Admit', deny: 'Deny', remove_participant: 'Remove', set_role: 'Change role',
+    transfer_host: 'Make host', mute_all: 'Mute all', lock_meeting: 'Lock', end_meeting: 'End meeting',
+    start_recording: 'Start recording', stop_recording: 'Stop recording', request_unmute: 'Ask to unmute' })[type] || type;
+}

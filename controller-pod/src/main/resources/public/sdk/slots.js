@@ -1,0 +1,93 @@
+// Subscribe-side slot mapping (docs/internal-api.md): the subscribe peer connection is offered with a
+// number of recvonly audio/video transceivers ("slots"); the SFU answers with `slot_assignments`
+// telling which mid carries which remote participant's track. The client uses that map, not SSRCs or
+// stream ids, to put each incoming track on the right tile.
+
+/**
+ * @typedef {Object} SlotAssignment
+ * @property {string} mid
+ * @property {string|null} participant_id   null/absent = slot is free
+ * @property {string} [track_id]
+ * @property {'audio'|'video'} [kind]
+ * @property {'microphone'|'camera'|'screen'} [source]
+ */
+
+/**
+ * @typedef {Object} RemoteTrackRef
+ * @property {string} mid
+ * @property {string} participantId
+ * @property {string} trackId
+ * @property {'audio'|'video'} kind
+ * @property {'microphone'|'camera'|'screen'} source
+ */
+
+/**
+ * The publish connection of every Parley client has its transceivers in a fixed order, so the publisher's
+ * mid says what a track is: 0 microphone, 1 camera, 2 screen. The SFU names tracks `{participant}:{mid}`.
+ */
+export const PUBLISH_SOURCE_BY_MID = Object.freeze({ 0: 'microphone', 1: 'camera', 2: 'screen' });
+
+/** Source of a remote track: the server's word, else the publisher's mid in the track id, else by kind. */
+export function sourceOf(kind, trackId) {
+  const m = /:(\d+)$/.exec(trackId || '');
+  const byMid = m ? PUBLISH_SOURCE_BY_MID[m[1]] : undefined;
+  if (byMid && (byMid === 'microphone') === (kind === 'audio')) return byMid;
+  return kind === 'audio' ? 'microphone' : 'camera';
+}
+
+/**
+ * Normalise the server's list (array, or object keyed by mid) into mid -> RemoteTrackRef.
+ * Free slots and malformed entries are left out.
+ * @param {SlotAssignment[]|Object<string, any>} assignments
+ * @param {Object<string, 'audio'|'video'>} [kindByMid] kinds of our own transceivers (the truth for kind)
+ * @returns {Map<string, RemoteTrackRef>}
+ */
+export function mapSlots(assignments, kindByMid = {}) {
+  const list = Array.isArray(assignments)
+    ? assignments
+    : Object.entries(assignments || {}).map(([mid, v]) => ({ mid, ...(v || {}) }));
+  const out = new Map();
+  for (const a of list) {
+    if (!a || a.mid === undefined || a.mid === null) continue;
+    const mid = String(a.mid);
+    if (!a.participant_id) continue;
+    const kind = kindByMid[mid] || a.kind;
+    if (kind !== 'audio' && kind !== 'video') continue;
+    if (a.kind && kindByMid[mid] && a.kind !== kindByMid[mid]) continue; // server and SDP disagree: ignore
+    const trackId = String(a.track_id || `${a.participant_id}:${kind === 'audio' ? 0 : 1}`);
+    out.set(mid, { mid, participantId: String(a.participant_id), trackId, kind, source: a.source || sourceOf(kind, trackId) });
+  }
+  return out;
+}
+
+/**
+ * Differences between two maps, so the UI attaches/detaches only what changed.
+ * @param {Map<string, RemoteTrackRef>} prev @param {Map<string, RemoteTrackRef>} next
+ * @returns {{added: RemoteTrackRef[], removed: RemoteTrackRef[]}}
+ */
+export function diffSlots(prev, next) {
+  const added = [];
+  const removed = [];
+  for (const [mid, ref] of prev) {
+    const n = next.get(mid);
+    if (!n || n.trackId !== ref.trackId || n.participantId !== ref.participantId) removed.push(ref);
+  }
+  for (const [mid, ref] of next) {
+    const p = prev.get(mid);
+    if (!p || p.trackId !== ref.trackId || p.participantId !== ref.participantId) added.push(ref);
+  }
+  return { added, removed };
+}
+
+/**
+ * How many recvonly slots of each kind to offer for a roster of `remoteCount` participants:
+ * one audio and one camera per remote participant plus one video for a screen share, rounded up to a
+ * step so that a growing roster does not renegotiate on every join.
+ * @param {number} remoteCount @param {number} [step=4] @param {number} [maxVideo=16]
+ * @returns {{audio:number, video:number}}
+ */
+export function slotsNeeded(remoteCount, step = 4, maxVideo = 16) {
+  const n = Math.max(0, remoteCount);
+  const round = (x) => Math.max(step, Math.ceil(x / step) * step);
+  return { audio: round(n), video: Math.min(maxVideo, round(n + 1)) };
+}

@@ -1,0 +1,82 @@
+package dev.parley.controller.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/** A signaling client on java.net.http's WebSocket that queues every message it receives. */
+public final class WsClient implements AutoCloseable {
+    public final BlockingQueue<JsonNode> received = new LinkedBlockingQueue<>();
+    private final WebSocket ws;
+    private volatile boolean closed;
+
+    public WsClient(String url) {
+        this.ws = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(Duration.ofSeconds(3))
+                .buildAsync(URI.create(url), new WebSocket.Listener() {
+                    private final StringBuilder buf = new StringBuilder();
+
+                    @Override
+                    public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+                        buf.append(data);
+                        if (last) {
+                            try {
+                                received.add(ControllerHarness.JSON.readTree(buf.toString()));
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                            buf.setLength(0);
+                        }
+                        webSocket.request(1);
+                        return null;
+                    }
+
+                    @Override
+                    public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+                        closed = true;
+                        return null;
+                    }
+                }).join();
+    }
+
+    public void send(String json) {
+        ws.sendText(json, true).join();
+    }
+
+    /** The next message of a type (others before it are skipped), or an AssertionError on timeout. */
+    public JsonNode await(String type, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (true) {
+            long left = deadline - System.nanoTime();
+            JsonNode n = received.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
+            if (n == null) {
+                throw new AssertionError("no '" + type + "' message within " + millis + " ms");
+            }
+            if (type.equals(n.path("type").asText())) {
+                return n;
+            }
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Drops the TCP connection without a close handshake (a vanished client). */
+    public void abort() {
+        ws.abort();
+    }
+
+    @Override
+    public void close() {
+        if (!ws.isOutputClosed()) {
+            ws.sendClose(WebSocket.NORMAL_CLOSURE, "bye");
+        }
+    }
+}

@@ -1,0 +1,234 @@
+package dev.parley.media.dtls;
+
+import dev.parley.media.srtp.SrtpProfile;
+import org.bouncycastle.tls.AlertDescription;
+import org.bouncycastle.tls.Certificate;
+import org.bouncycastle.tls.CertificateRequest;
+import org.bouncycastle.tls.CipherSuite;
+import org.bouncycastle.tls.ClientCertificateType;
+import org.bouncycastle.tls.DTLSClientProtocol;
+import org.bouncycastle.tls.DTLSServerProtocol;
+import org.bouncycastle.tls.DTLSTransport;
+import org.bouncycastle.tls.DefaultTlsClient;
+import org.bouncycastle.tls.DefaultTlsServer;
+import org.bouncycastle.tls.ExporterLabel;
+import org.bouncycastle.tls.HashAlgorithm;
+import org.bouncycastle.tls.ProtocolVersion;
+import org.bouncycastle.tls.SignatureAlgorithm;
+import org.bouncycastle.tls.SignatureAndHashAlgorithm;
+import org.bouncycastle.tls.TlsAuthentication;
+import org.bouncycastle.tls.TlsContext;
+import org.bouncycastle.tls.TlsCredentialedSigner;
+import org.bouncycastle.tls.TlsCredentials;
+import org.bouncycastle.tls.TlsFatalAlert;
+import org.bouncycastle.tls.TlsSRTPUtils;
+import org.bouncycastle.tls.TlsServerCertificate;
+import org.bouncycastle.tls.TlsUtils;
+import org.bouncycastle.tls.UseSRTPData;
+import org.bouncycastle.tls.crypto.TlsCryptoParameters;
+import org.bouncycastle.tls.crypto.impl.bc.BcDefaultTlsCredentialedSigner;
+import org.bouncycastle.tls.crypto.impl.bc.BcTlsCrypto;
+
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Vector;
+
+/**
+ * DTLS 1.2 handshake for DTLS-SRTP (RFC 5764) in either role, on BouncyCastle's bctls. {@link #handshake()}
+ * blocks (run it off the network thread); afterwards {@link #drain()} keeps answering retransmitted flights
+ * and notices close_notify.
+ */
+public final class DtlsEndpoint {
+    private static final int[] SUITES = {
+            CipherSuite.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+            CipherSuite.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+            CipherSuite.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+            CipherSuite.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256,
+            CipherSuite.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
+    };
+    /** A handshake that has not finished by then fails instead of holding its thread. */
+    public static final int HANDSHAKE_TIMEOUT_MS = 15_000;
+    private static final BcTlsCrypto CRYPTO = new BcTlsCrypto(new SecureRandom());
+
+    private final boolean server;
+    private final DtlsCertificate certificate;
+    private final String remoteFingerprint;
+    private final List<SrtpProfile> profiles;
+    private final QueueDatagramTransport transport;
+    private volatile DTLSTransport dtls;
+    private volatile DtlsSrtpKeys keys;
+
+    /**
+     * @param profiles in preference order; the server picks its first that the client offers
+     * @param remoteFingerprint SHA-256 fingerprint hex from the peer's SDP
+     */
+    public DtlsEndpoint(boolean server, DtlsCertificate certificate, String remoteFingerprint,
+                        List<SrtpProfile> profiles, QueueDatagramTransport transport) {
+        this.server = server;
+        this.certificate = certificate;
+        this.remoteFingerprint = remoteFingerprint;
+        this.profiles = List.copyOf(profiles);
+        this.transport = transport;
+    }
+
+    public QueueDatagramTransport transport() { return transport; }
+
+    /** Runs the handshake to completion; throws IOException on failure or fingerprint mismatch. */
+    public DtlsSrtpKeys handshake() throws IOException {
+        if (server) {
+            DTLSServerProtocol p = new DTLSServerProtocol();
+            // ICE connectivity checks already proved address ownership; skip the cookie exchange.
+            p.setVerifyRequests(false);
+            dtls = p.accept(new Server(), transport);
+        } else {
+            dtls = new DTLSClientProtocol().connect(new Client(), transport);
+        }
+        if (keys == null) throw new IOException("no SRTP keys negotiated");
+        return keys;
+    }
+
+    /** After the handshake: reads (and discards) records until the peer closes or the transport closes. */
+    public void drain() {
+        byte[] buf = new byte[1500];
+        try {
+            while (!transport.isClosed()) {
+                dtls.receive(buf, 0, buf.length, 1000);
+            }
+        } catch (IOException ignored) {
+            // closed or peer alert: the transport's owner notices via consent/ICE
+        }
+    }
+
+    public void close() {
+        DTLSTransport t = dtls;
+        if (t != null) {
+            try { t.close(); } catch (IOException ignored) { /* best effort close_notify */ }
+        }
+        transport.close();
+    }
+
+    public DtlsSrtpKeys keys() { return keys; }
+
+    private int[] profileIds() {
+        int[] ids = new int[profiles.size()];
+        for (int i = 0; i < ids.length; i++) ids[i] = profiles.get(i).dtlsId;
+        return ids;
+    }
+
+    private TlsCredentialedSigner signer(TlsContext context) throws IOException {
+        Certificate chain = new Certificate(new org.bouncycastle.tls.crypto.TlsCertificate[]{
+                CRYPTO.createCertificate(certificate.der())});
+        return new BcDefaultTlsCredentialedSigner(new TlsCryptoParameters(context), CRYPTO, certificate.privateKey(),
+                chain, SignatureAndHashAlgorithm.getInstance(HashAlgorithm.sha256, SignatureAlgorithm.ecdsa));
+    }
+
+    private void checkPeer(Certificate peer) throws IOException {
+        if (peer == null || peer.isEmpty()) throw new TlsFatalAlert(AlertDescription.bad_certificate);
+        byte[] der = peer.getCertificateAt(0).getEncoded();
+        if (!DtlsCertificate.matches(remoteFingerprint, der)) {
+            throw new TlsFatalAlert(AlertDescription.bad_certificate, "fingerprint does not match the SDP");
+        }
+    }
+
+    private void exportKeys(TlsContext context, SrtpProfile p) {
+        byte[] km = context.exportKeyingMaterial(ExporterLabel.dtls_srtp, null, 2 * (p.keyLength + p.saltLength));
+        keys = DtlsSrtpKeys.fromExporter(p, km, server);
+    }
+
+    private final class Server extends DefaultTlsServer {
+        private SrtpProfile chosen;
+
+        Server() { super(CRYPTO); }
+
+        @Override public int getHandshakeTimeoutMillis() { return HANDSHAKE_TIMEOUT_MS; }
+
+        @Override protected ProtocolVersion[] getSupportedVersions() { return ProtocolVersion.DTLSv12.only(); }
+        @Override protected int[] getSupportedCipherSuites() { return TlsUtils.getSupportedCipherSuites(CRYPTO, SUITES); }
+        @Override protected TlsCredentialedSigner getECDSASignerCredentials() throws IOException { return signer(context); }
+
+        @Override
+        public void processClientExtensions(Hashtable clientExtensions) throws IOException {
+            super.processClientExtensions(clientExtensions);
+            UseSRTPData offered = TlsSRTPUtils.getUseSRTPExtension(clientExtensions);
+            if (offered == null) throw new TlsFatalAlert(AlertDescription.handshake_failure, "no use_srtp");
+            for (SrtpProfile p : profiles) {
+                for (int id : offered.getProtectionProfiles()) {
+                    if (id == p.dtlsId) { chosen = p; return; }
+                }
+            }
+            throw new TlsFatalAlert(AlertDescription.handshake_failure, "no common SRTP profile");
+        }
+
+        @Override
+        public Hashtable getServerExtensions() throws IOException {
+            Hashtable ext = super.getServerExtensions();
+            TlsSRTPUtils.addUseSRTPExtension(ext, new UseSRTPData(new int[]{chosen.dtlsId}, TlsUtils.EMPTY_BYTES));
+            return ext;
+        }
+
+        @Override
+        public CertificateRequest getCertificateRequest() {
+            Vector<?> algs = TlsUtils.getDefaultSupportedSignatureAlgorithms(context);
+            return new CertificateRequest(new short[]{ClientCertificateType.ecdsa_sign, ClientCertificateType.rsa_sign}, algs, null);
+        }
+
+        @Override
+        public void notifyClientCertificate(Certificate clientCertificate) throws IOException { checkPeer(clientCertificate); }
+
+        @Override
+        public void notifyHandshakeComplete() throws IOException {
+            super.notifyHandshakeComplete();
+            exportKeys(context, chosen);
+        }
+    }
+
+    private final class Client extends DefaultTlsClient {
+        private SrtpProfile chosen;
+
+        Client() { super(CRYPTO); }
+
+        @Override public int getHandshakeTimeoutMillis() { return HANDSHAKE_TIMEOUT_MS; }
+
+        @Override protected ProtocolVersion[] getSupportedVersions() { return ProtocolVersion.DTLSv12.only(); }
+        @Override protected int[] getSupportedCipherSuites() { return TlsUtils.getSupportedCipherSuites(CRYPTO, SUITES); }
+
+        @Override
+        public Hashtable getClientExtensions() throws IOException {
+            Hashtable ext = super.getClientExtensions();
+            TlsSRTPUtils.addUseSRTPExtension(ext, new UseSRTPData(profileIds(), TlsUtils.EMPTY_BYTES));
+            return ext;
+        }
+
+        @Override
+        public void processServerExtensions(Hashtable serverExtensions) throws IOException {
+            super.processServerExtensions(serverExtensions);
+            UseSRTPData d = TlsSRTPUtils.getUseSRTPExtension(serverExtensions);
+            if (d == null || d.getProtectionProfiles().length != 1) throw new TlsFatalAlert(AlertDescription.illegal_parameter);
+            chosen = SrtpProfile.byDtlsId(d.getProtectionProfiles()[0]);
+            if (chosen == null || !profiles.contains(chosen)) throw new TlsFatalAlert(AlertDescription.illegal_parameter);
+        }
+
+        @Override
+        public TlsAuthentication getAuthentication() {
+            return new TlsAuthentication() {
+                @Override
+                public void notifyServerCertificate(TlsServerCertificate serverCertificate) throws IOException {
+                    checkPeer(serverCertificate.getCertificate());
+                }
+
+                @Override
+                public TlsCredentials getClientCredentials(CertificateRequest certificateRequest) throws IOException {
+                    return signer(context);
+                }
+            };
+        }
+
+        @Override
+        public void notifyHandshakeComplete() throws IOException {
+            super.notifyHandshakeComplete();
+            exportKeys(context, chosen);
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.parley.platform.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+/**
+ * The etcd key layout shared by every pod (prefix {@code /parley/v1}). One place so that the
+ * controller, SFU, TURN, recorder and operator never disagree about a path.
+ */
+public final class EtcdKeys {
+    public static final String ROOT = "/parley/v1";
+
+    private EtcdKeys() {
+    }
+
+    /** Owner key of a meeting; its create revision is the meeting's {@code controller_epoch}. */
+    public static String meetingOwner(String meetingId) {
+        return ROOT + "/meetings/" + segment(meetingId) + "/owner";
+    }
+
+    public static String sfuPrefix(String region) {
+        return ROOT + "/regions/" + segment(region) + "/sfu/";
+    }
+
+    public static String sfu(String region, String pod) {
+        return sfuPrefix(region) + segment(pod);
+    }
+
+    public static String turnPrefix(String region) {
+        return ROOT + "/regions/" + segment(region) + "/turn/";
+    }
+
+    public static String turn(String region, String pod) {
+        return turnPrefix(region) + segment(pod);
+    }
+
+    /** Controller pods announce their internal address here (used to forward requests to an owner). */
+    public static String controllerPrefix() {
+        return ROOT + "/controllers/";
+    }
+
+    public static String controller(String pod) {
+        return controllerPrefix() + segment(pod);
+    }
+
+    public static String recordingRunner(String jobId) {
+        return ROOT + "/recordings/" + segment(jobId) + "/runner";
+    }
+
+    public static ByteSequence bytes(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+
+    /** The last path segment of a key (the pod name of a registry entry). */
+    public static String lastSegment(String key) {
+        int i = key.lastIndexOf('/');
+        return i < 0 ? key : key.substring(i + 1);
+    }
+
+    private static String segment(String s) {
+        Objects.requireNonNull(s, "key segment");
+        if (s.isEmpty() || s.indexOf('/') >= 0 || s.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("invalid key segment: " + s);
+        }
+        return s;
+    }
+}

@@ -1,0 +1,22 @@
+package dev.parley.platform.internal;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+import dev.parley.platform.grant.Grant;
+
+/**
+ * Body of {@code POST /internal/v1/transports}: create (or restart) one transport from the browser's SDP
+ * offer. {@code events_url} is where the SFU posts transport/track events (the owner's internal port).
+ */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record CreateTransportRequest(String meetingId, String participantId, long transportGeneration,
+                                     long controllerEpoch, TransportKind kind, String connectTicket,
+                                     String sdpOffer, Grant grant, String eventsUrl) {
+    @Override
+    public String toString() { // no ticket in logs
+        return "CreateTransportRequest[" + meetingId + "/" + participantId + " gen=" + transportGeneration
+                + " epoch=" + controllerEpoch + " kind=" + kind + "]";
+    }
+}

@@ -1,0 +1,25 @@
+package dev.parley.platform.internal;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
+
+/**
+ * Event posted by an SFU to the owner controller's {@code events_url}. Hints only: the controller
+ * re-reads its own state. {@code data} carries type-specific fields (track ids, speakers, quality).
+ */
+@JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record SfuEvent(String type, String meetingId, String participantId, long transportGeneration,
+                       String sfu, JsonNode data) {
+    public static final String TRANSPORT_CONNECTED = "transport_connected";
+    public static final String TRANSPORT_FAILED = "transport_failed";
+    public static final String TRANSPORT_CLOSED = "transport_closed";
+    public static final String TRACK_PUBLISHED = "track_published";
+    public static final String TRACK_UNPUBLISHED = "track_unpublished";
+    public static final String ACTIVE_SPEAKERS = "active_speakers";
+    public static final String QUALITY = "quality";
+}

@@ -1,0 +1,76 @@
+package dev.parley.recorder;
+
+import dev.parley.recorder.config.RecorderConfig;
+import dev.parley.recorder.media.LoopbackTrackSources;
+import dev.parley.recorder.media.TrackSourceFactory;
+import dev.parley.recorder.state.HttpJobStateReporter;
+import dev.parley.recorder.state.JobStateReporter;
+import dev.parley.recorder.state.LoggingJobStateReporter;
+import java.net.URI;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@code java -jar recorder-pod.jar}: runs the generation given by the environment, then exits. */
+public final class Main {
+    private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        RecorderConfig cfg;
+        try {
+            cfg = RecorderConfig.fromEnv(System.getenv());
+        } catch (IllegalArgumentException e) {
+            LOG.error("bad configuration: {}", e.getMessage());
+            System.exit(2);
+            return;
+        }
+        TrackSourceFactory sources = switch (cfg.source()) {
+            case "rtp-loopback" -> new LoopbackTrackSources(cfg.rtpTracks());
+            case "sfu" -> {
+                LOG.error("PARLEY_RECORDER_SOURCE=sfu is not implemented yet: it needs media-core's DTLS client"
+                        + " role and the SFU's subscribe API");
+                System.exit(2);
+                yield null;
+            }
+            default -> {
+                LOG.error("PARLEY_RECORDER_SOURCE must be rtp-loopback or sfu, got {}", cfg.source());
+                System.exit(2);
+                yield null;
+            }
+        };
+        HttpJobStateReporter http = cfg.controllerInternalUrl() == null || cfg.controllerInternalUrl().isBlank()
+                ? null : new HttpJobStateReporter(URI.create(cfg.controllerInternalUrl()), cfg.internalSecret());
+        LoggingJobStateReporter log = new LoggingJobStateReporter();
+        JobStateReporter reporter = m -> {
+            log.report(m);
+            if (http != null) {
+                http.report(m);
+            }
+        };
+        RecordingRun run = new RecordingRun(cfg, sources, reporter);
+        Thread hook = new Thread(() -> {
+            run.requestStop("SIGTERM");
+            try {
+                run.awaitFinished();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (http != null) {
+                http.flush(5000);
+            }
+        }, "shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        int code = run.run();
+        if (http != null) {
+            http.flush(5000);
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            return; // already shutting down (signal): the hook finishes, the JVM exits
+        }
+        System.exit(code);
+    }
+}

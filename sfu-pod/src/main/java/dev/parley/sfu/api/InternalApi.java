@@ -1,0 +1,227 @@
+package dev.parley.sfu.api;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.parley.media.sdp.SdpException;
+import dev.parley.platform.grant.GrantAck;
+import dev.parley.platform.grant.PutGrantsRequest;
+import dev.parley.platform.grant.PutGrantsResponse;
+import dev.parley.platform.internal.CreateTransportRequest;
+import dev.parley.platform.internal.CreateTransportResponse;
+import dev.parley.platform.internal.InternalAuth;
+import dev.parley.platform.internal.InternalError;
+import dev.parley.platform.internal.InternalPaths;
+import dev.parley.platform.internal.TransportKind;
+import dev.parley.platform.internal.UpdateSubscriptionsRequest;
+import dev.parley.platform.internal.UpdateSubscriptionsResponse;
+import dev.parley.platform.ticket.ConnectTicketClaims;
+import dev.parley.platform.ticket.TicketRejectedException;
+import dev.parley.platform.ticket.TicketVerifier;
+import dev.parley.sfu.metrics.SfuMetrics;
+import dev.parley.sfu.routing.Router;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The SFU's internal HTTP API (docs/internal-api.md), plus /metrics, /healthz and /readyz, on the internal port
+ * only. Every /internal/v1 call needs the bearer secret. Errors are {@code application/problem+json} bodies
+ * carrying the contract's {@code code} (and {@code highest_epoch} for stale epochs).
+ */
+public final class InternalApi implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(InternalApi.class);
+    private static final int MAX_BODY = 256 * 1024;
+
+    private final HttpServer server;
+    private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+    private final ObjectMapper json = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private final Router router;
+    private final InternalAuth auth;
+    private final TicketVerifier tickets;
+    private final String podName;
+    private final SfuMetrics metrics;
+    private final boolean testHooks;
+    private final BooleanSupplier ready;
+    private volatile boolean draining;
+
+    public InternalApi(String bind, int port, Router router, InternalAuth auth, TicketVerifier tickets, String podName,
+                       SfuMetrics metrics, boolean testHooks, BooleanSupplier ready) throws IOException {
+        this.router = router;
+        this.auth = auth;
+        this.tickets = tickets;
+        this.podName = podName;
+        this.metrics = metrics;
+        this.testHooks = testHooks;
+        this.ready = ready;
+        server = HttpServer.create(new InetSocketAddress(bind, port), 64);
+        server.setExecutor(executor);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    public int port() { return server.getAddress().getPort(); }
+    public boolean draining() { return draining; }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try (ex) {
+            String path = ex.getRequestURI().getPath();
+            String method = ex.getRequestMethod();
+            switch (path) {
+                case "/healthz" -> { text(ex, 200, "ok\n"); return; }
+                case "/readyz" -> { boolean ok = !draining && ready.getAsBoolean(); text(ex, ok ? 200 : 503, ok ? "ready\n" : "not ready\n"); return; }
+                case "/metrics" -> { text(ex, 200, metrics.prometheus()); return; }
+                default -> { }
+            }
+            if (!path.startsWith(InternalPaths.BASE + "/")) { error(ex, 404, "not_found", null, "no such path"); return; }
+            if (!auth.accepts(ex.getRequestHeaders().getFirst(InternalAuth.HEADER))) { error(ex, 401, "unauthorized", null, "bearer secret required"); return; }
+            try {
+                route(ex, method, path);
+            } catch (Router.Rejected r) {
+                error(ex, r.status, r.code, r.highestEpoch, r.getMessage());
+            } catch (SdpException e) {
+                error(ex, 400, "bad_sdp", null, e.getMessage());
+            } catch (com.fasterxml.jackson.core.JacksonException | IllegalArgumentException e) {
+                error(ex, 400, "bad_request", null, "malformed request body");
+            } catch (RuntimeException e) {
+                LOG.warn("internal API {} {} failed", method, path, e);
+                error(ex, 500, "internal", null, "internal error");
+            }
+        }
+    }
+
+    private void route(HttpExchange ex, String method, String path) throws IOException {
+        if (path.equals(InternalPaths.TRANSPORTS) && method.equals("POST")) { createTransport(ex); return; }
+        if (path.equals(InternalPaths.GRANTS) && method.equals("PUT")) { putGrants(ex); return; }
+        if (path.equals(InternalPaths.DRAIN) && method.equals("POST")) {
+            draining = true;
+            send(ex, 202, Map.of("state", "DRAINING"));
+            return;
+        }
+        if (path.equals(InternalPaths.STATE) && method.equals("GET")) {
+            Map<String, Object> s = new LinkedHashMap<>(router.call(router::state));
+            s.put("state", draining ? "DRAINING" : "ACTIVE");
+            s.put("load", Map.of("ingress_bps", metrics.ingressBps(), "egress_bps", metrics.egressBps(),
+                    "packets_per_second", metrics.packetsPerSecond()));
+            send(ex, 200, s);
+            return;
+        }
+        if (path.equals(InternalPaths.BASE + "/test/loss") && method.equals("POST") && testHooks) {
+            JsonNode body = json.readTree(body(ex));
+            int permille = (int) Math.round(body.path("egress_loss_percent").asDouble(0) * 10);
+            router.setLossPermille(permille);
+            send(ex, 200, Map.of("egress_loss_permille", permille));
+            return;
+        }
+        // /internal/v1/meetings/{mid}/participants/{pid}[/subscriptions]
+        String[] seg = path.substring(InternalPaths.BASE.length() + 1).split("/");
+        if (seg.length >= 4 && seg[0].equals("meetings") && seg[2].equals("participants")) {
+            String mid = seg[1], pid = seg[3];
+            if (seg.length == 4 && method.equals("DELETE")) {
+                long epoch = queryLong(ex.getRequestURI(), "controller_epoch");
+                router.call(() -> { router.removeParticipant(mid, pid, epoch); return null; });
+                ex.sendResponseHeaders(204, -1);
+                return;
+            }
+            if (seg.length == 5 && seg[4].equals("subscriptions") && method.equals("PUT")) {
+                UpdateSubscriptionsRequest req = json.readValue(body(ex), UpdateSubscriptionsRequest.class);
+                if (req.tracks() == null) throw new IllegalArgumentException("tracks required");
+                var slots = router.call(() -> router.updateSubscriptions(mid, pid, req.controllerEpoch(), req.tracks()));
+                send(ex, 200, new UpdateSubscriptionsResponse(slots));
+                return;
+            }
+        }
+        error(ex, 404, "not_found", null, "no such endpoint");
+    }
+
+    private void createTransport(HttpExchange ex) throws IOException {
+        CreateTransportRequest req = json.readValue(body(ex), CreateTransportRequest.class);
+        if (req.meetingId() == null || req.participantId() == null || req.kind() == null || req.sdpOffer() == null) {
+            throw new IllegalArgumentException("meeting_id, participant_id, kind and sdp_offer are required");
+        }
+        ConnectTicketClaims c;
+        try {
+            c = tickets.verifyAndConsume(req.connectTicket(), podName);
+        } catch (TicketRejectedException e) {
+            error(ex, 401, "bad_ticket", null, e.getMessage());
+            return;
+        }
+        if (!c.mid().equals(req.meetingId()) || !c.pid().equals(req.participantId()) || c.gen() != req.transportGeneration()) {
+            error(ex, 401, "bad_ticket", null, "ticket is for another participant or generation");
+            return;
+        }
+        boolean publish = req.kind() == TransportKind.PUBLISH;
+        Router.TransportResult r = router.call(() -> router.createTransport(req.meetingId(), req.participantId(),
+                req.transportGeneration(), req.controllerEpoch(), publish, req.sdpOffer(), req.grant(), req.eventsUrl()));
+        send(ex, 200, new CreateTransportResponse(r.transportId(), r.answer(), publish ? null : r.slots()));
+    }
+
+    private void putGrants(HttpExchange ex) throws IOException {
+        PutGrantsRequest req = json.readValue(body(ex), PutGrantsRequest.class);
+        if (req.meetingId() == null || req.grants() == null) throw new IllegalArgumentException("meeting_id and grants required");
+        Map<String, Long> acks = router.call(() -> router.putGrants(req.meetingId(), req.controllerEpoch(), req.grants()));
+        List<GrantAck> list = new ArrayList<>();
+        acks.forEach((pid, v) -> list.add(new GrantAck(pid, v)));
+        send(ex, 200, new PutGrantsResponse(list));
+    }
+
+    private static long queryLong(URI uri, String key) {
+        String q = uri.getRawQuery();
+        if (q != null) {
+            for (String kv : q.split("&")) {
+                String[] p = kv.split("=", 2);
+                if (p.length == 2 && p[0].equals(key)) return Long.parseLong(p[1]);
+            }
+        }
+        throw new IllegalArgumentException(key + " query parameter required");
+    }
+
+    private static byte[] body(HttpExchange ex) throws IOException {
+        try (InputStream in = ex.getRequestBody()) {
+            byte[] b = in.readNBytes(MAX_BODY + 1);
+            if (b.length > MAX_BODY) throw new IllegalArgumentException("body too large");
+            return b;
+        }
+    }
+
+    private void send(HttpExchange ex, int status, Object body) throws IOException {
+        byte[] b = json.writeValueAsBytes(body);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(status, b.length);
+        ex.getResponseBody().write(b);
+    }
+
+    private void error(HttpExchange ex, int status, String code, Long highestEpoch, String detail) throws IOException {
+        byte[] b = json.writeValueAsBytes(new InternalError(code, highestEpoch, detail));
+        ex.getResponseHeaders().set("Content-Type", "application/problem+json");
+        ex.sendResponseHeaders(status, b.length);
+        ex.getResponseBody().write(b);
+    }
+
+    private static void text(HttpExchange ex, int status, String s) throws IOException {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+        ex.sendResponseHeaders(status, b.length);
+        ex.getResponseBody().write(b);
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+}

@@ -1,0 +1,91 @@
+package dev.parley.sfu.metrics;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * Counters and gauges in Prometheus text format. Rates (ingress_bps, egress_bps, packets_per_second) are
+ * computed over the last completed second by {@link #tick}.
+ */
+public final class SfuMetrics {
+    public final LongAdder ingressBytes = new LongAdder(), egressBytes = new LongAdder();
+    public final LongAdder ingressPackets = new LongAdder(), forwardedPackets = new LongAdder();
+    public final LongAdder nacksReceived = new LongAdder(), retransmissions = new LongAdder(), nacksSent = new LongAdder();
+    public final LongAdder plisSent = new LongAdder(), plisReceived = new LongAdder();
+    public final LongAdder srtpAuthFailures = new LongAdder(), stunRequests = new LongAdder();
+    private final Map<String, LongAdder> drops = new ConcurrentHashMap<>();
+    private final Map<String, LongSupplier> gauges = new ConcurrentHashMap<>();
+    private volatile long ingressBps, egressBps, pps;
+    private long lastIn, lastOut, lastPk, lastTick = System.nanoTime();
+    /** Max time (µs) between receipt of a packet and its hand-off to the socket, over the last second. */
+    private volatile long queueAgeMaxMicros;
+    private long queueAgeWindowMax;
+
+    public void drop(String reason) {
+        drops.computeIfAbsent(reason, r -> new LongAdder()).increment();
+    }
+
+    public long drops(String reason) {
+        LongAdder a = drops.get(reason);
+        return a == null ? 0 : a.sum();
+    }
+
+    public void gauge(String name, LongSupplier s) { gauges.put(name, s); }
+
+    /** Called on the media thread for every sent packet. */
+    public void queueAge(long micros) { if (micros > queueAgeWindowMax) queueAgeWindowMax = micros; }
+
+    /** Once a second (media thread). */
+    public void tick() {
+        long now = System.nanoTime();
+        double secs = Math.max(0.001, (now - lastTick) / 1e9);
+        long in = ingressBytes.sum(), out = egressBytes.sum(), pk = forwardedPackets.sum();
+        ingressBps = (long) ((in - lastIn) * 8 / secs);
+        egressBps = (long) ((out - lastOut) * 8 / secs);
+        pps = (long) ((pk - lastPk) / secs);
+        lastIn = in; lastOut = out; lastPk = pk; lastTick = now;
+        queueAgeMaxMicros = queueAgeWindowMax;
+        queueAgeWindowMax = 0;
+    }
+
+    public long ingressBps() { return ingressBps; }
+    public long egressBps() { return egressBps; }
+    public long packetsPerSecond() { return pps; }
+
+    public String prometheus() {
+        StringBuilder sb = new StringBuilder();
+        gaugeLine(sb, "parley_sfu_ingress_bps", "Ingress bits per second (last second)", ingressBps);
+        gaugeLine(sb, "parley_sfu_egress_bps", "Egress bits per second (last second)", egressBps);
+        gaugeLine(sb, "parley_sfu_packets_per_second", "Forwarded packets per second (last second)", pps);
+        gaugeLine(sb, "parley_sfu_packet_queue_age_ms", "Max receipt-to-send time over the last second", queueAgeMaxMicros / 1000.0);
+        for (Map.Entry<String, LongSupplier> g : new TreeMap<>(gauges).entrySet()) {
+            gaugeLine(sb, "parley_sfu_" + g.getKey(), g.getKey(), g.getValue().getAsLong());
+        }
+        counter(sb, "parley_sfu_ingress_packets_total", "RTP/RTCP packets received", ingressPackets.sum());
+        counter(sb, "parley_sfu_forwarded_packets_total", "RTP packets forwarded", forwardedPackets.sum());
+        counter(sb, "parley_sfu_nacks_received_total", "NACK blocks received from subscribers", nacksReceived.sum());
+        counter(sb, "parley_sfu_nacks_sent_total", "NACKs sent to publishers", nacksSent.sum());
+        counter(sb, "parley_sfu_retransmissions_total", "packets retransmitted from the cache", retransmissions.sum());
+        counter(sb, "parley_sfu_plis_sent_total", "PLIs sent to publishers", plisSent.sum());
+        counter(sb, "parley_sfu_plis_received_total", "PLI/FIR received from subscribers", plisReceived.sum());
+        counter(sb, "parley_sfu_srtp_auth_failures_total", "SRTP/SRTCP packets failing authentication", srtpAuthFailures.sum());
+        sb.append("# HELP parley_sfu_drops_total Dropped packets by reason\n# TYPE parley_sfu_drops_total counter\n");
+        for (Map.Entry<String, LongAdder> d : new TreeMap<>(drops).entrySet()) {
+            sb.append("parley_sfu_drops_total{reason=\"").append(d.getKey()).append("\"} ").append(d.getValue().sum()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static void gaugeLine(StringBuilder sb, String name, String help, double v) {
+        sb.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name).append(" gauge\n")
+                .append(name).append(' ').append(v).append('\n');
+    }
+
+    private static void counter(StringBuilder sb, String name, String help, long v) {
+        sb.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name).append(" counter\n")
+                .append(name).append(' ').append(v).append('\n');
+    }
+}

@@ -1,0 +1,4 @@
+package dev.parley.sfu.quality;
+
+/** The connection-quality indicator clients show next to a participant. Ordered best to worst. */
+public enum ConnectionQuality { EXCELLENT, GOOD, POOR, LOST }

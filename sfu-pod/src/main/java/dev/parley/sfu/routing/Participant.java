@@ -1,0 +1,40 @@
+package dev.parley.sfu.routing;
+
+import dev.parley.sfu.grant.GrantState;
+import dev.parley.sfu.transport.WebRtcTransport;
+import io.netty.util.collection.IntObjectHashMap;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** A participant's publish and subscribe connections, published tracks and receive slots. */
+public final class Participant {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    final String id;
+    final Meeting meeting;
+    WebRtcTransport publish, subscribe;
+    long publishGeneration = -1, subscribeGeneration = -1;
+    String publishEventsUrl, subscribeEventsUrl;
+    final Map<String, PublishedTrack> tracksByMid = new HashMap<>();
+    final Map<Long, PublishedTrack> tracksByDeclaredSsrc = new HashMap<>();
+    final IntObjectHashMap<Layer> layersBySsrc = new IntObjectHashMap<>();
+    int midExtId, ridExtId, repairedRidExtId;
+    /** Subscribe slots in offer order. */
+    final List<Slot> slots = new ArrayList<>();
+    /** Requested tile sizes per track id (from the controller). */
+    final Map<String, int[]> wanted = new HashMap<>();
+    /** SSRC the SFU uses as RTCP sender toward this participant. */
+    final int rtcpSsrc = RANDOM.nextInt() | 1;
+
+    Participant(String id, Meeting meeting) {
+        this.id = id;
+        this.meeting = meeting;
+    }
+
+    GrantState grant() { return meeting.grants.get(id); }
+
+    public String id() { return id; }
+}

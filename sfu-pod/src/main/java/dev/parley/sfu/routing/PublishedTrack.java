@@ -1,0 +1,40 @@
+package dev.parley.sfu.routing;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** One published audio or video track (an m= section of a publish connection), with its simulcast layers. */
+final class PublishedTrack {
+    final String trackId;
+    final Participant owner;
+    final String mid;
+    final boolean video;
+    final boolean vp8;
+    final int payloadType;
+    final int clockRate;
+    final int audioLevelExtId;
+    final Layer[] layers;
+    final List<Slot> slots = new ArrayList<>();
+
+    PublishedTrack(Participant owner, String mid, boolean video, String codec, int payloadType, int clockRate,
+                   List<String> rids, int audioLevelExtId) {
+        this.trackId = owner.id + ":" + mid;
+        this.owner = owner;
+        this.mid = mid;
+        this.video = video;
+        this.vp8 = "VP8".equalsIgnoreCase(codec);
+        this.payloadType = payloadType;
+        this.clockRate = clockRate;
+        this.audioLevelExtId = audioLevelExtId;
+        int n = Math.max(1, rids.size());
+        layers = new Layer[n];
+        for (int i = 0; i < n; i++) layers[i] = new Layer(this, rids.isEmpty() ? null : rids.get(i), i);
+    }
+
+    Layer layer(String rid) {
+        for (Layer l : layers) if (l.rid != null && l.rid.equals(rid)) return l;
+        return null;
+    }
+
+    String kind() { return video ? "video" : "audio"; }
+}

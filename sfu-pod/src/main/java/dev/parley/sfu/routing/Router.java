@@ -1,0 +1,756 @@
+package dev.parley.sfu.routing;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.media.codec.H264Keyframes;
+import dev.parley.media.codec.Vp8Descriptor;
+import dev.parley.media.dtls.DtlsCertificate;
+import dev.parley.media.ice.IceCredentials;
+import dev.parley.media.ice.Stun;
+import dev.parley.media.rtcp.Rtcp;
+import dev.parley.media.rtp.ExtensionUris;
+import dev.parley.media.rtp.HeaderExtensions;
+import dev.parley.media.rtp.RtpPacket;
+import dev.parley.media.srtp.SrtpProfile;
+import dev.parley.platform.grant.Grant;
+import dev.parley.platform.internal.SfuEvent;
+import dev.parley.platform.internal.SlotAssignment;
+import dev.parley.platform.internal.TrackSubscription;
+import dev.parley.sfu.events.EventPublisher;
+import dev.parley.sfu.grant.GrantBook;
+import dev.parley.sfu.grant.GrantState;
+import dev.parley.sfu.metrics.SfuMetrics;
+import dev.parley.sfu.net.MediaIo;
+import dev.parley.sfu.net.PacketHandler;
+import dev.parley.sfu.net.PacketPath;
+import dev.parley.sfu.signaling.AnswerBuilder;
+import dev.parley.sfu.signaling.MediaPlan;
+import dev.parley.sfu.transport.TransportListener;
+import dev.parley.sfu.transport.WebRtcTransport;
+import io.netty.channel.EventLoop;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The SFU's media plane: demultiplexes every packet on the shared ports (STUN → ICE-lite, DTLS, SRTP), checks
+ * grants per packet, forwards each publisher stream to every subscriber slot with rewriting, answers NACKs from
+ * the cache, coalesces keyframe requests, and sends RTCP (RR/REMB up, SR down). Everything here runs on the
+ * single media event loop; the internal API enters through {@link #call}.
+ */
+public final class Router implements PacketHandler, TransportListener {
+    private static final Logger LOG = LoggerFactory.getLogger(Router.class);
+    private static final long PLI_INTERVAL_NANOS = 300_000_000L;
+    private static final int MAX_STREAMS_PER_PUBLISHER = 32;
+    static final List<SrtpProfile> PROFILES = List.of(SrtpProfile.AES128_CM_HMAC_SHA1_80, SrtpProfile.AEAD_AES_128_GCM);
+
+    public record Endpoint(String address, int udpPort, int tcpPort) {}
+
+    public record TransportResult(String transportId, String answer, List<SlotAssignment> slots) {}
+
+    /** A request the API must reject: HTTP status + error code. */
+    public static final class Rejected extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        public final int status;
+        public final String code;
+        public final Long highestEpoch;
+
+        public Rejected(int status, String code, Long highestEpoch, String detail) {
+            super(detail);
+            this.status = status;
+            this.code = code;
+            this.highestEpoch = highestEpoch;
+        }
+    }
+
+    private final MediaIo io;
+    private final EventLoop loop;
+    private final SfuMetrics metrics;
+    private final DtlsCertificate certificate = DtlsCertificate.generate();
+    private final EventPublisher events;
+    private Endpoint endpoint;
+    private final Map<String, Meeting> meetings = new ConcurrentHashMap<>();
+    private final Map<String, WebRtcTransport> byUfrag = new HashMap<>();
+    private final Map<PacketPath, WebRtcTransport> byPath = new HashMap<>();
+    private final Map<WebRtcTransport, Participant> owners = new HashMap<>();
+    private final byte[] out = new byte[2048];
+    private final byte[] ctl = new byte[1600];
+    private final int[] nackSeqs = new int[64];
+    private volatile int lossPermille;
+    private long lastSecondTick;
+
+    public Router(SfuMetrics metrics, EventPublisher events) {
+        this.metrics = metrics;
+        this.events = events;
+        this.io = new MediaIo(this);
+        this.loop = io.loop();
+    }
+
+    public void start(String bindAddress, String announced, int udpPort, int tcpPort) throws InterruptedException {
+        io.bind(bindAddress, udpPort, tcpPort);
+        endpoint = new Endpoint(announced, io.udpPort(), io.tcpPort());
+        loop.scheduleAtFixedRate(this::tick, 100, 100, TimeUnit.MILLISECONDS);
+        metrics.gauge("transports", () -> owners.size());
+        metrics.gauge("meetings", () -> meetings.size());
+        metrics.gauge("subscriptions", () -> countSubscriptions());
+    }
+
+    public Endpoint endpoint() { return endpoint; }
+    public String certificateFingerprint() { return certificate.fingerprint(); }
+    public void setLossPermille(int permille) { lossPermille = Math.max(0, Math.min(1000, permille)); }
+    public int transports() { return owners.size(); }
+    public Map<String, Meeting> meetings() { return meetings; }
+
+    private long countSubscriptions() {
+        long n = 0;
+        for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) for (Slot s : p.slots) if (s.track != null) n++;
+        return n;
+    }
+
+    /** Runs {@code task} on the media thread and waits for it. */
+    public <T> T call(Callable<T> task) {
+        try {
+            return loop.submit(task).get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) throw re;
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("media thread busy", e);
+        }
+    }
+
+    public void close() { io.close(); }
+
+    // ================================================================== control (media thread via call)
+
+    /** Creates, renegotiates or replaces a transport from a browser offer. Caller has verified the ticket. */
+    public TransportResult createTransport(String meetingId, String participantId, long generation, long epoch,
+                                           boolean publish, String offer, Grant grant, String eventsUrl) {
+        Meeting m = meetings.computeIfAbsent(meetingId, Meeting::new);
+        if (!m.grants.admitEpoch(epoch)) throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
+        if (grant != null) {
+            if (!grant.participantId().equals(participantId)) throw new Rejected(400, "bad_request", null, "grant is for another participant");
+            if (m.grants.apply(grant, System.nanoTime()) == GrantBook.Outcome.STALE_EPOCH) {
+                throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
+            }
+        }
+        Participant p = m.participants.computeIfAbsent(participantId, id -> new Participant(id, m));
+        WebRtcTransport existing = publish ? p.publish : p.subscribe;
+        long existingGen = publish ? p.publishGeneration : p.subscribeGeneration;
+        if (existing != null && generation < existingGen) throw new Rejected(409, "stale_generation", null, "older transport generation");
+        boolean renegotiate = existing != null && generation == existingGen
+                && existing.state() != WebRtcTransport.State.FAILED && existing.state() != WebRtcTransport.State.CLOSED;
+
+        Map<String, Long> slotSsrcs = new HashMap<>();
+        if (!publish && renegotiate) for (Slot s : p.slots) slotSsrcs.put(s.mid, s.ssrc & 0xFFFFFFFFL);
+        IceCredentials local = renegotiate ? existing.localCredentials() : IceCredentials.random();
+        AnswerBuilder.Result r = AnswerBuilder.answer(offer, publish, local, certificate.fingerprint(),
+                new AnswerBuilder.Candidates(endpoint.address(), endpoint.udpPort(), endpoint.tcpPort()), slotSsrcs);
+        WebRtcTransport t;
+        if (renegotiate) {
+            t = existing;
+            if (!r.remoteUfrag().equals(existing.remoteUfrag())) {
+                // ICE restart: browser changed its credentials; keep DTLS/SRTP, give new local credentials
+                IceCredentials fresh = IceCredentials.random();
+                byUfrag.remove(existing.localCredentials().ufrag());
+                existing.restartIce(fresh, r.remoteUfrag());
+                byUfrag.put(fresh.ufrag(), existing);
+                r = AnswerBuilder.answer(offer, publish, fresh, certificate.fingerprint(),
+                        new AnswerBuilder.Candidates(endpoint.address(), endpoint.udpPort(), endpoint.tcpPort()), slotSsrcs);
+            }
+        } else {
+            if (existing != null) closeTransport(existing, null);
+            t = new WebRtcTransport(UUID.randomUUID().toString(), loop, io, certificate, PROFILES, local,
+                    r.remoteUfrag(), r.remoteFingerprint(), metrics, this);
+            byUfrag.put(local.ufrag(), t);
+            owners.put(t, p);
+            if (publish) { p.publish = t; p.publishGeneration = generation; p.publishEventsUrl = eventsUrl; }
+            else { p.subscribe = t; p.subscribeGeneration = generation; p.subscribeEventsUrl = eventsUrl; }
+        }
+        if (publish) applyPublishPlan(p, r.media(), eventsUrl, generation);
+        else applySubscribePlan(p, r.media());
+        return new TransportResult(t.id(), r.answer(), publish ? List.of() : assignments(p));
+    }
+
+    private void applyPublishPlan(Participant p, List<MediaPlan> plans, String eventsUrl, long generation) {
+        for (MediaPlan mp : plans) {
+            if (mp.ext(ExtensionUris.MID) > 0) p.midExtId = mp.ext(ExtensionUris.MID);
+            if (mp.ext(ExtensionUris.RID) > 0) p.ridExtId = mp.ext(ExtensionUris.RID);
+            if (mp.ext(ExtensionUris.REPAIRED_RID) > 0) p.repairedRidExtId = mp.ext(ExtensionUris.REPAIRED_RID);
+            PublishedTrack old = p.tracksByMid.get(mp.mid());
+            if (!mp.accepted()) {
+                if (old != null) unpublish(p, old, eventsUrl, generation);
+                continue;
+            }
+            if (old != null) continue;
+            PublishedTrack t = new PublishedTrack(p, mp.mid(), mp.isVideo(), mp.codec(), mp.payloadType(), mp.clockRate(),
+                    mp.rids(), mp.ext(ExtensionUris.AUDIO_LEVEL));
+            p.tracksByMid.put(mp.mid(), t);
+            for (Long s : mp.offeredSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
+            ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", t.trackId).put("kind", t.kind())
+                    .put("simulcast_layers", t.layers.length);
+            events.publish(eventsUrl, SfuEvent.TRACK_PUBLISHED, p.meeting.id, p.id, generation, data);
+            for (Participant other : p.meeting.participants.values()) if (other != p) assignToFreeSlot(other, t);
+        }
+    }
+
+    private void unpublish(Participant p, PublishedTrack t, String eventsUrl, long generation) {
+        for (Slot s : new ArrayList<>(t.slots)) s.detach();
+        t.slots.clear();
+        p.tracksByMid.remove(t.mid);
+        for (Layer l : t.layers) if (l.ssrc != 0) p.layersBySsrc.remove(l.ssrc);
+        p.tracksByDeclaredSsrc.values().removeIf(x -> x == t);
+        events.publish(eventsUrl, SfuEvent.TRACK_UNPUBLISHED, p.meeting.id, p.id, generation,
+                JsonNodeFactory.instance.objectNode().put("track_id", t.trackId));
+    }
+
+    private void applySubscribePlan(Participant p, List<MediaPlan> plans) {
+        Map<String, Slot> existing = new LinkedHashMap<>();
+        for (Slot s : p.slots) existing.put(s.mid, s);
+        List<Slot> next = new ArrayList<>();
+        for (MediaPlan mp : plans) {
+            if (!mp.accepted() || !mp.sfuSends()) continue;
+            Slot s = existing.remove(mp.mid());
+            if (s == null) s = new Slot(p, mp.mid(), mp.isVideo(), (int) mp.slotSsrc(), mp.payloadType(),
+                    mp.ext(ExtensionUris.MID), mp.ext(ExtensionUris.AUDIO_LEVEL));
+            next.add(s);
+        }
+        for (Slot gone : existing.values()) if (gone.track != null) { gone.track.slots.remove(gone); gone.detach(); }
+        p.slots.clear();
+        p.slots.addAll(next);
+        for (Participant other : p.meeting.participants.values()) {
+            if (other == p) continue;
+            for (PublishedTrack t : other.tracksByMid.values()) assignToFreeSlot(p, t);
+        }
+    }
+
+    private void assignToFreeSlot(Participant sub, PublishedTrack t) {
+        for (Slot s : sub.slots) if (s.track == t) return;
+        for (Slot s : sub.slots) {
+            if (s.track == null && s.video == t.video) {
+                s.attach(t);
+                int[] w = sub.wanted.get(t.trackId);
+                if (w != null) { s.maxWidth = w[0]; s.maxHeight = w[1]; }
+                t.slots.add(s);
+                return;
+            }
+        }
+    }
+
+    private List<SlotAssignment> assignments(Participant p) {
+        List<SlotAssignment> r = new ArrayList<>();
+        for (Slot s : p.slots) {
+            if (s.track != null) r.add(new SlotAssignment(s.mid, s.track.owner.id, s.track.trackId, s.track.kind()));
+        }
+        return r;
+    }
+
+    /** Batch of grants for one meeting; returns the versions now held per participant. */
+    public Map<String, Long> putGrants(String meetingId, long epoch, List<Grant> grants) {
+        Meeting m = meetings.computeIfAbsent(meetingId, Meeting::new);
+        if (!m.grants.admitEpoch(epoch)) throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
+        long now = System.nanoTime();
+        Map<String, Long> acks = new LinkedHashMap<>();
+        for (Grant g : grants) {
+            if (g.controllerEpoch() != epoch) throw new Rejected(400, "bad_request", null, "grant epoch differs from batch epoch");
+            m.grants.apply(g, now);
+            acks.put(g.participantId(), m.grants.version(g.participantId()));
+        }
+        return acks;
+    }
+
+    public void removeParticipant(String meetingId, String participantId, long epoch) {
+        Meeting m = meetings.get(meetingId);
+        if (m == null) return;
+        if (!m.grants.admitEpoch(epoch)) throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
+        Participant p = m.participants.get(participantId);
+        if (p == null) return;
+        if (p.publish != null) closeTransport(p.publish, null);
+        if (p.subscribe != null) closeTransport(p.subscribe, null);
+        for (PublishedTrack t : new ArrayList<>(p.tracksByMid.values())) unpublish(p, t, p.publishEventsUrl, p.publishGeneration);
+        for (Slot s : p.slots) if (s.track != null) s.track.slots.remove(s);
+        m.participants.remove(participantId);
+        m.grants.remove(participantId);
+        if (m.participants.isEmpty()) meetings.remove(meetingId);
+    }
+
+    public List<SlotAssignment> updateSubscriptions(String meetingId, String participantId, long epoch, List<TrackSubscription> tracks) {
+        Meeting m = meetings.get(meetingId);
+        if (m == null) throw new Rejected(404, "not_found", null, "unknown meeting");
+        if (!m.grants.admitEpoch(epoch)) throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
+        Participant p = m.participants.get(participantId);
+        if (p == null) throw new Rejected(404, "not_found", null, "unknown participant");
+        for (TrackSubscription ts : tracks) {
+            p.wanted.put(ts.trackId(), new int[]{ts.maxWidth(), ts.maxHeight(), ts.maxFps()});
+            for (Slot s : p.slots) {
+                if (s.track != null && s.track.trackId.equals(ts.trackId())) { s.maxWidth = ts.maxWidth(); s.maxHeight = ts.maxHeight(); }
+            }
+        }
+        return assignments(p);
+    }
+
+    /** Snapshot for GET /state (media thread). */
+    public Map<String, Object> state() {
+        Map<String, Object> r = new LinkedHashMap<>();
+        List<Map<String, Object>> ms = new ArrayList<>();
+        long now = System.nanoTime();
+        for (Meeting m : meetings.values()) {
+            Map<String, Object> mm = new LinkedHashMap<>();
+            mm.put("meeting_id", m.id);
+            mm.put("controller_epoch", m.grants.highestEpoch());
+            List<Map<String, Object>> ps = new ArrayList<>();
+            for (Participant p : m.participants.values()) {
+                Map<String, Object> pm = new LinkedHashMap<>();
+                GrantState g = p.grant();
+                pm.put("participant_id", p.id);
+                pm.put("publish_transport", p.publish == null ? null : p.publish.state().name());
+                pm.put("subscribe_transport", p.subscribe == null ? null : p.subscribe.state().name());
+                pm.put("grant_version", g.version());
+                pm.put("grant_live_ms", Math.max(0, (g.expiresAtNanos() - now) / 1_000_000));
+                pm.put("tracks", p.tracksByMid.values().stream().map(t -> t.trackId).toList());
+                pm.put("slots", assignments(p));
+                ps.add(pm);
+            }
+            mm.put("participants", ps);
+            ms.add(mm);
+        }
+        r.put("meetings", ms);
+        r.put("transports", owners.size());
+        return r;
+    }
+
+    private void closeTransport(WebRtcTransport t, String eventType) {
+        Participant p = owners.remove(t);
+        byUfrag.remove(t.localCredentials().ufrag());
+        byPath.values().removeIf(x -> x == t);
+        t.close();
+        if (p != null) {
+            boolean pub = p.publish == t;
+            if (eventType != null) {
+                events.publish(pub ? p.publishEventsUrl : p.subscribeEventsUrl, eventType, p.meeting.id, p.id,
+                        pub ? p.publishGeneration : p.subscribeGeneration, null);
+            }
+            if (pub) p.publish = null;
+            else if (p.subscribe == t) p.subscribe = null;
+        }
+    }
+
+    // ================================================================== packet path (media thread)
+
+    @Override
+    public void onPacket(byte[] b, int off, int len, PacketPath path, long now) {
+        metrics.ingressBytes.add(len);
+        metrics.ingressPackets.increment();
+        int first = b[off] & 0xFF;
+        if (first < 4) {
+            handleStun(b, off, len, path, now);
+        } else if (first >= 20 && first < 64) {
+            WebRtcTransport t = byPath.get(path);
+            if (t == null) { metrics.drop("unknown_path"); return; }
+            t.onDtls(b, off, len);
+        } else if (first >= 128 && first < 192) {
+            WebRtcTransport t = byPath.get(path);
+            if (t == null) { metrics.drop("unknown_path"); return; }
+            t.onSrtp(b, off, len, now);
+        } else {
+            metrics.drop("unknown_protocol");
+        }
+    }
+
+    private void handleStun(byte[] b, int off, int len, PacketPath path, long now) {
+        Stun.Message m = Stun.parse(b, off, len);
+        if (m == null) { metrics.drop("stun_malformed"); return; }
+        if (m.type != Stun.BINDING_REQUEST) return;   // indications, stray responses
+        metrics.stunRequests.increment();
+        if (loopbackPeersOnly && !((InetSocketAddress) path.remote()).getAddress().isLoopbackAddress()) {
+            metrics.drop("peer_not_loopback");
+            return;
+        }
+        String u = m.username;
+        int colon = u == null ? -1 : u.indexOf(':');
+        if (colon <= 0) { metrics.drop("stun_no_username"); return; }
+        WebRtcTransport t = byUfrag.get(u.substring(0, colon));
+        if (t == null) { metrics.drop("stun_unknown_ufrag"); return; }
+        byte[] key = t.localCredentials().pwdBytes();
+        if (!Stun.verify(b, off, m, key)) { metrics.drop("stun_auth"); return; }
+        if (!u.substring(colon + 1).equals(t.remoteUfrag())) { metrics.drop("stun_stale_ufrag"); return; }
+        int n = Stun.writeBindingSuccess(ctl, 0, m.transactionId, (InetSocketAddress) path.remote(), key);
+        path.send(ctl, 0, n);
+        byPath.put(path, t);
+        t.onValidCheck(path, m.useCandidate, now);
+    }
+
+    @Override
+    public void onPathClosed(PacketPath path) {
+        WebRtcTransport t = byPath.remove(path);
+        if (t != null) t.onPathClosed(path);
+    }
+
+    @Override
+    public void onConnected(WebRtcTransport t) {
+        Participant p = owners.get(t);
+        if (p == null) return;
+        boolean pub = p.publish == t;
+        ObjectNode data = JsonNodeFactory.instance.objectNode().put("tcp", t.isTcp()).put("kind", pub ? "publish" : "subscribe");
+        events.publish(pub ? p.publishEventsUrl : p.subscribeEventsUrl, SfuEvent.TRANSPORT_CONNECTED, p.meeting.id, p.id,
+                pub ? p.publishGeneration : p.subscribeGeneration, data);
+        long now = System.nanoTime();
+        if (!pub) for (Slot s : p.slots) if (s.track != null && s.track.video) for (Layer l : s.track.layers) requestKeyframe(l, now, true);
+    }
+
+    @Override
+    public void onFailed(WebRtcTransport t, String reason) {
+        LOG.info("transport {} failed: {}", t.id(), reason);
+        Participant p = owners.get(t);
+        closeTransport(t, reason.startsWith("consent") ? SfuEvent.TRANSPORT_CLOSED : SfuEvent.TRANSPORT_FAILED);
+        if (p != null && p.publish == null) {
+            for (PublishedTrack tr : new ArrayList<>(p.tracksByMid.values())) unpublish(p, tr, p.publishEventsUrl, p.publishGeneration);
+        }
+    }
+
+    @Override
+    public void onRtp(WebRtcTransport t, byte[] b, int off, int len, long now) {
+        Participant p = owners.get(t);
+        if (p == null || p.publish != t) { metrics.drop("rtp_on_subscribe"); return; }
+        int ssrc = RtpPacket.ssrc(b, off);
+        Layer layer = p.layersBySsrc.get(ssrc);
+        if (layer == null && (layer = learn(p, b, off, len, ssrc)) == null) { metrics.drop("unknown_ssrc"); return; }
+        PublishedTrack tr = layer.track;
+        if (RtpPacket.payloadType(b, off) != tr.payloadType) { metrics.drop("payload_type"); return; }
+        GrantState g = p.grant();
+        if (!(tr.video ? g.mayPublishVideo(now) : g.mayPublishAudio(now))) { metrics.drop("grant_publish"); return; }
+        int hl = RtpPacket.headerLength(b, off, len);
+        int pl = RtpPacket.payloadLength(b, off, len);
+        if (hl < 0 || pl < 0) { metrics.drop("rtp_malformed"); return; }
+        int seq = RtpPacket.sequence(b, off);
+        receiveStats(p, layer, seq, now);
+        boolean keyframe = false;
+        Vp8Descriptor vp8 = null;
+        if (tr.video && pl > 0) {
+            if (tr.vp8) {
+                vp8 = layer.vp8;
+                if (!vp8.parse(b, off + hl, pl)) { metrics.drop("vp8_malformed"); return; }
+                keyframe = vp8.keyframe;
+                if (keyframe) readVp8Size(layer, b, off + hl + vp8.length, pl - vp8.length);
+            } else {
+                keyframe = H264Keyframes.isKeyframe(b, off + hl, pl);
+            }
+        }
+        List<Slot> slots = tr.slots;
+        for (int i = 0; i < slots.size(); i++) forward(slots.get(i), layer, b, off, len, hl, pl, keyframe, vp8, now);
+    }
+
+    private Layer learn(Participant p, byte[] b, int off, int len, int ssrc) {
+        if (p.layersBySsrc.size() >= MAX_STREAMS_PER_PUBLISHER) return null;
+        if (p.repairedRidExtId > 0 && HeaderExtensions.find(b, off, len, p.repairedRidExtId) != HeaderExtensions.NOT_FOUND) return null;
+        PublishedTrack tr = null;
+        if (p.midExtId > 0) {
+            String mid = HeaderExtensions.readString(b, off, len, p.midExtId);
+            if (mid != null) tr = p.tracksByMid.get(mid);
+        }
+        if (tr == null) tr = p.tracksByDeclaredSsrc.get(ssrc & 0xFFFFFFFFL);
+        if (tr == null) return null;
+        Layer layer;
+        if (tr.layers.length > 1) {
+            String rid = p.ridExtId > 0 ? HeaderExtensions.readString(b, off, len, p.ridExtId) : null;
+            layer = rid == null ? null : tr.layer(rid);
+        } else {
+            layer = tr.layers[0];
+        }
+        if (layer == null) return null;
+        if (layer.ssrc != 0) p.layersBySsrc.remove(layer.ssrc);   // publisher restarted this stream
+        layer.ssrc = ssrc;
+        layer.seqInit = false;
+        p.layersBySsrc.put(ssrc, layer);
+        LOG.debug("learned ssrc {} → {} rid {}", ssrc & 0xFFFFFFFFL, tr.trackId, layer.rid);
+        return layer;
+    }
+
+    /** VP8 keyframe header (RFC 6386 §9.1): 3-byte tag, start code 9d 01 2a, 14-bit width and height. */
+    private static void readVp8Size(Layer layer, byte[] b, int o, int n) {
+        if (n < 10 || (b[o + 3] & 0xFF) != 0x9d || b[o + 4] != 0x01 || b[o + 5] != 0x2a) return;
+        layer.width = ((b[o + 6] & 0xFF) | ((b[o + 7] & 0xFF) << 8)) & 0x3FFF;
+        layer.height = ((b[o + 8] & 0xFF) | ((b[o + 9] & 0xFF) << 8)) & 0x3FFF;
+    }
+
+    /** Receive statistics and upstream NACK for packets the SFU itself never got. */
+    private void receiveStats(Participant p, Layer l, int seq, long now) {
+        l.lastPacketNanos = now;
+        l.received++;
+        if (!l.seqInit) { l.seqInit = true; l.highestSeq = seq; return; }
+        int d = RtpPacket.seqDelta(seq, l.highestSeq);
+        if (d <= 0) return;
+        if (d > 1 && d <= 17 && l.track.video) {
+            int n = 0;
+            for (int s = l.highestSeq + 1; n < d - 1; s++) nackSeqs[n++] = s & 0xFFFF;
+            int len = Rtcp.writeNack(ctl, 0, p.rtcpSsrc, l.ssrc, nackSeqs, n);
+            if (p.publish.sendRtcp(ctl, 0, len)) metrics.nacksSent.increment();
+        }
+        if (seq < l.highestSeq) l.cycles++;
+        l.highestSeq = seq;
+    }
+
+    private void forward(Slot s, Layer layer, byte[] b, int off, int len, int hl, int pl, boolean keyframe,
+                         Vp8Descriptor vp8, long now) {
+        Participant sub = s.subscriber;
+        if (!sub.grant().maySubscribe(now)) { metrics.drop("grant_subscribe"); return; }
+        WebRtcTransport st = sub.subscribe;
+        if (st == null || !st.connected()) { metrics.drop("subscriber_not_connected"); return; }
+        boolean frameStart = vp8 == null || (vp8.startOfPartition && vp8.partitionId == 0);
+        if (s.video) {
+            if (layer != s.current) {
+                Layer want = s.target != null ? s.target : layer;
+                if (layer != want || !keyframe || !frameStart) return;
+                s.switchTo(layer, b, off, vp8, now);
+            } else if (s.waitingKeyframe) {
+                if (!keyframe || !frameStart) return;
+                s.waitingKeyframe = false;
+            }
+        } else if (layer != s.current) {
+            s.switchTo(layer, b, off, null, now);
+        }
+        int inSeq = RtpPacket.sequence(b, off);
+        if (s.sinceSwitch < 1000) {                                   // late packets from before the switch point
+            if (RtpPacket.seqDelta(inSeq, s.switchSeq) < 0) return;
+            s.sinceSwitch++;
+        }
+        int outSeq = (inSeq + s.seqOffset) & 0xFFFF;
+        long outTs = (RtpPacket.timestamp(b, off) + s.tsOffset) & 0xFFFFFFFFL;
+
+        // fixed header with the slot's identity; the publisher's extensions are replaced by the slot's own
+        byte[] o = out;
+        o[0] = (byte) (0x80 | (b[off] & 0x20));
+        o[1] = (byte) ((b[off + 1] & 0x80) | s.payloadType);
+        RtpPacket.setSequence(o, 0, outSeq);
+        RtpPacket.setTimestamp(o, 0, outTs);
+        RtpPacket.setSsrc(o, 0, s.ssrc);
+        int p = 12;
+        if (s.midExtId > 0 || s.audioLevelExtId > 0) {
+            int start = p;
+            o[p] = (byte) 0xBE; o[p + 1] = (byte) 0xDE;
+            p += 4;
+            if (s.midExtId > 0) {
+                o[p++] = (byte) ((s.midExtId << 4) | (s.midBytes.length - 1));
+                System.arraycopy(s.midBytes, 0, o, p, s.midBytes.length);
+                p += s.midBytes.length;
+            }
+            if (s.audioLevelExtId > 0 && layer.track.audioLevelExtId > 0) {
+                long f = HeaderExtensions.find(b, off, len, layer.track.audioLevelExtId);
+                if (f != HeaderExtensions.NOT_FOUND) {
+                    o[p++] = (byte) (s.audioLevelExtId << 4);
+                    o[p++] = b[HeaderExtensions.offset(f)];
+                }
+            }
+            while (((p - start) & 3) != 0) o[p++] = 0;
+            RtpPacket.writeUint16(o, start + 2, (p - start - 4) / 4);
+            o[0] |= 0x10;
+        }
+        int bodyLen = len - hl;
+        if (p + bodyLen + 32 > o.length) { metrics.drop("too_large"); return; }
+        System.arraycopy(b, off + hl, o, p, bodyLen);
+        if (vp8 != null) {
+            int shift = p - (off + hl);
+            if (vp8.pictureIdBits > 0) {
+                int pid = (vp8.pictureId + s.pidOffset) & 0x7FFF;
+                writePid(o, vp8.pictureIdOffset + shift, vp8.pictureIdBits, pid);
+                s.lastOutPid = pid;
+            }
+            if (vp8.tl0PicIdx >= 0) {
+                int tl0 = (vp8.tl0PicIdx + s.tl0Offset) & 0xFF;
+                o[vp8.tl0PicIdxOffset + shift] = (byte) tl0;
+                s.lastOutTl0 = tl0;
+            }
+        }
+        int total = p + bodyLen;
+        if (RtpPacket.seqDelta(outSeq, s.lastOutSeq) > 0 || s.packetsSent == 0) {
+            s.lastOutSeq = outSeq;
+            s.lastOutTs = outTs;
+            s.lastOutNanos = now;
+        }
+        s.packetsSent++;
+        s.octetsSent += pl;
+        if (s.cache != null) s.cache.put(outSeq, o, 0, total);
+        int loss = lossPermille;
+        if (loss > 0 && ThreadLocalRandom.current().nextInt(1000) < loss) { metrics.drop("test_loss"); return; }
+        if (st.sendRtp(o, 0, total)) {
+            metrics.forwardedPackets.increment();
+            metrics.queueAge((System.nanoTime() - now) / 1000);
+        } else if (s.video) {
+            // the send queue is over its bound: drop to the next keyframe rather than queue without limit
+            s.waitingKeyframe = true;
+            if (s.current != null) requestKeyframe(s.current, now, false);
+        }
+    }
+
+    private static void writePid(byte[] o, int at, int bits, int pid) {
+        if (bits == 15) { o[at] = (byte) (0x80 | ((pid >>> 8) & 0x7F)); o[at + 1] = (byte) pid; }
+        else o[at] = (byte) (pid & 0x7F);
+    }
+
+    @Override
+    public void onRtcp(WebRtcTransport t, byte[] b, int off, int len, long now) {
+        Participant p = owners.get(t);
+        if (p == null || Rtcp.validate(b, off, len) < 0) { metrics.drop("rtcp_malformed"); return; }
+        boolean fromSubscriber = p.subscribe == t;
+        int end = off + len;
+        for (int o = off; o >= 0; o = Rtcp.next(b, o, end)) {
+            int type = Rtcp.type(b, o), fmt = Rtcp.count(b, o), blen = Rtcp.blockLength(b, o);
+            if (!fromSubscriber) {
+                if (type == Rtcp.SR && blen >= 28) {
+                    Layer l = p.layersBySsrc.get(Rtcp.senderSsrc(b, o));
+                    if (l != null) { l.lastSrNtpMiddle = (Rtcp.srNtp(b, o) >>> 16) & 0xFFFFFFFFL; l.lastSrAtNanos = now; }
+                }
+                continue;
+            }
+            if (blen < 12) continue;
+            if (type == Rtcp.RTPFB && fmt == Rtcp.FMT_NACK) {
+                metrics.nacksReceived.increment();
+                Slot s = slotBySsrc(p, Rtcp.mediaSsrc(b, o));
+                if (s != null) retransmit(s, b, o, now);
+            } else if (type == Rtcp.PSFB && (fmt == Rtcp.FMT_PLI || fmt == Rtcp.FMT_FIR)) {
+                metrics.plisReceived.increment();
+                int media = fmt == Rtcp.FMT_PLI ? Rtcp.mediaSsrc(b, o) : (blen >= 20 ? (int) RtpPacket.readUint32(b, o + 12) : 0);
+                Slot s = slotBySsrc(p, media);
+                if (s != null && s.track != null) {
+                    Layer l = s.current != null ? s.current : s.target;
+                    if (l != null) requestKeyframe(l, now, false);
+                }
+            }
+        }
+    }
+
+    private static Slot slotBySsrc(Participant p, int ssrc) {
+        for (Slot s : p.slots) if (s.ssrc == ssrc) return s;
+        return null;
+    }
+
+    /** Answers a subscriber's NACK from the slot's cache, if both sides' grants still allow it. */
+    private void retransmit(Slot s, byte[] b, int o, long now) {
+        if (s.cache == null || s.track == null) return;
+        if (!s.subscriber.grant().maySubscribe(now)) { metrics.drop("grant_subscribe"); return; }
+        GrantState pg = s.track.owner.grant();
+        if (!(s.track.video ? pg.mayPublishVideo(now) : pg.mayPublishAudio(now))) { metrics.drop("grant_publish"); return; }
+        WebRtcTransport st = s.subscriber.subscribe;
+        if (st == null || !st.connected()) return;
+        int entries = Math.min(Rtcp.nackEntries(b, o), 32);
+        for (int i = 0; i < entries; i++) {
+            int pid = Rtcp.nackPid(b, o, i), blp = Rtcp.nackBlp(b, o, i);
+            for (int k = -1; k < 16; k++) {
+                if (k >= 0 && (blp & (1 << k)) == 0) continue;
+                int seq = (pid + k + 1) & 0xFFFF;
+                int n = s.cache.get(seq, out);
+                if (n > 0 && st.sendRtp(out, 0, n)) metrics.retransmissions.increment();
+            }
+        }
+    }
+
+    private void requestKeyframe(Layer l, long now, boolean force) {
+        if (l.ssrc == 0) return;
+        if (!force && now - l.lastPliNanos < PLI_INTERVAL_NANOS) return;   // coalesce requests from many subscribers
+        Participant pub = l.track.owner;
+        if (pub.publish == null || !pub.publish.connected()) return;
+        l.lastPliNanos = now;
+        int n = Rtcp.writePli(ctl, 0, pub.rtcpSsrc, l.ssrc);
+        if (pub.publish.sendRtcp(ctl, 0, n)) metrics.plisSent.increment();
+    }
+
+    // ================================================================== timers (media thread)
+
+    private void tick() {
+        try {
+            long now = System.nanoTime();
+            for (WebRtcTransport t : new ArrayList<>(owners.keySet())) t.checkConsent(now);
+            for (Meeting m : meetings.values()) {
+                for (Participant p : m.participants.values()) for (Slot s : p.slots) if (s.video && s.track != null) selectLayer(s, now);
+            }
+            if (now - lastSecondTick >= 1_000_000_000L) {
+                lastSecondTick = now;
+                for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) sendReports(p, now);
+                metrics.tick();
+            }
+            io.flush();
+        } catch (RuntimeException e) {
+            LOG.warn("media tick failed", e);
+        }
+    }
+
+    /** Picks the simulcast layer that best fits the slot's requested size; asks for a keyframe to switch. */
+    private void selectLayer(Slot s, long now) {
+        PublishedTrack t = s.track;
+        Layer best = null, smallest = null, anyActive = null;
+        for (Layer l : t.layers) {
+            if (!l.active(now)) continue;
+            if (anyActive == null) anyActive = l;
+            if (l.width == 0) {
+                if (t.layers.length > 1 && now - l.lastPliNanos > 1_000_000_000L) requestKeyframe(l, now, false); // learn its size
+                continue;
+            }
+            if (smallest == null || l.width < smallest.width) smallest = l;
+            if (l.width <= s.maxWidth && l.height <= s.maxHeight && (best == null || l.width > best.width)) best = l;
+        }
+        if (best == null) best = smallest != null ? smallest : anyActive;
+        if (best == null) return;
+        s.target = best;
+        if (s.current != best || s.waitingKeyframe) requestKeyframe(best, now, false);
+    }
+
+    /** RR + REMB to publishers, SR + SDES to subscribers, once a second. */
+    private void sendReports(Participant p, long now) {
+        if (p.publish != null && p.publish.connected()) {
+            int n = 0;
+            int[] videoSsrcs = new int[8];
+            int vn = 0;
+            for (PublishedTrack t : p.tracksByMid.values()) {
+                for (Layer l : t.layers) {
+                    if (l.ssrc == 0 || !l.seqInit || n + 32 > 1000) continue;
+                    long dlsr = l.lastSrAtNanos == 0 ? 0 : (now - l.lastSrAtNanos) * 65536 / 1_000_000_000L;
+                    n += Rtcp.writeReceiverReport(ctl, n, p.rtcpSsrc, l.ssrc, 0, 0, l.extendedHighest(), 0, l.lastSrNtpMiddle, dlsr);
+                    if (t.video && vn < videoSsrcs.length) videoSsrcs[vn++] = l.ssrc;
+                }
+            }
+            if (vn > 0) n += Rtcp.writeRemb(ctl, n, p.rtcpSsrc, rembBitrateBps, videoSsrcs, vn);
+            if (n > 0) p.publish.sendRtcp(ctl, 0, n);
+        }
+        if (p.subscribe != null && p.subscribe.connected()) {
+            for (Slot s : p.slots) {
+                if (s.packetsSent == 0 || s.track == null) continue;
+                long clock = s.track.clockRate;
+                long rtpNow = (s.lastOutTs + (now - s.lastOutNanos) * clock / 1_000_000_000L) & 0xFFFFFFFFL;
+                int n = Rtcp.writeSenderReport(ctl, 0, s.ssrc, ntpNow(), rtpNow, s.packetsSent, s.octetsSent);
+                n += Rtcp.writeSdesCname(ctl, n, s.ssrc, CNAME);
+                p.subscribe.sendRtcp(ctl, 0, n);
+            }
+        }
+    }
+
+    private static final byte[] CNAME = "parley-sfu".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private volatile long rembBitrateBps = 4_000_000;
+
+    public void setRembBitrate(long bps) { rembBitrateBps = bps; }
+
+    private volatile boolean loopbackPeersOnly;
+
+    /** Only answer connectivity checks from loopback peers (everything in tests stays on 127.0.0.0/8). */
+    public void setLoopbackPeersOnly(boolean v) { loopbackPeersOnly = v; }
+
+    private static long ntpNow() {
+        long ms = System.currentTimeMillis();
+        long secs = ms / 1000 + 2_208_988_800L;
+        long frac = ((ms % 1000) << 32) / 1000;
+        return (secs << 32) | frac;
+    }
+}

@@ -1,0 +1,85 @@
+package dev.parley.sfu.routing;
+
+import dev.parley.media.codec.Vp8Descriptor;
+import dev.parley.media.rtp.RtpPacket;
+
+/**
+ * One send slot (a recvonly m= section of a subscriber's connection) and the track currently mapped onto it.
+ * Keeps the outgoing SSRC/sequence/timestamp/picture-id space continuous across layer switches and track
+ * changes: every switch recomputes offsets so the receiver sees one unbroken stream.
+ */
+final class Slot {
+    final Participant subscriber;
+    final String mid;
+    final boolean video;
+    final int ssrc;
+    final int payloadType;
+    final int midExtId, audioLevelExtId;
+    final byte[] midBytes;
+    PublishedTrack track;
+    PacketCache cache;
+
+    // layer selection
+    int maxWidth = 1280, maxHeight = 720;
+    Layer current, target;
+    boolean waitingKeyframe;
+
+    // rewriting state
+    boolean started;
+    int seqOffset, switchSeq, sinceSwitch;
+    long tsOffset;
+    int pidOffset, tl0Offset;
+    int lastOutSeq, lastOutPid, lastOutTl0;
+    long lastOutTs, lastOutNanos;
+    long packetsSent, octetsSent;
+
+    Slot(Participant subscriber, String mid, boolean video, int ssrc, int payloadType, int midExtId, int audioLevelExtId) {
+        this.subscriber = subscriber;
+        this.mid = mid;
+        this.video = video;
+        this.ssrc = ssrc;
+        this.payloadType = payloadType;
+        this.midExtId = midExtId;
+        this.audioLevelExtId = audioLevelExtId;
+        this.midBytes = mid.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        if (video) cache = new PacketCache();
+    }
+
+    void attach(PublishedTrack t) {
+        track = t;
+        current = null;
+        target = null;
+        waitingKeyframe = false;
+    }
+
+    void detach() {
+        track = null;
+        current = null;
+        target = null;
+    }
+
+    /** Starts forwarding {@code layer} from this packet on, continuing the outgoing number spaces. */
+    void switchTo(Layer layer, byte[] b, int off, Vp8Descriptor vp8, long now) {
+        int inSeq = RtpPacket.sequence(b, off);
+        long inTs = RtpPacket.timestamp(b, off);
+        if (!started) {
+            started = true;
+            seqOffset = 0;
+            tsOffset = 0;
+            pidOffset = 0;
+            tl0Offset = 0;
+            lastOutSeq = (inSeq - 1) & 0xFFFF;
+        } else {
+            seqOffset = (lastOutSeq + 1 - inSeq) & 0xFFFF;
+            long clock = layer.track.clockRate;
+            long ticks = Math.max(1, (now - lastOutNanos) * clock / 1_000_000_000L);
+            tsOffset = (lastOutTs + ticks - inTs) & 0xFFFFFFFFL;
+            if (vp8 != null && vp8.pictureIdBits > 0) pidOffset = (lastOutPid + 1 - vp8.pictureId) & 0x7FFF;
+            if (vp8 != null && vp8.tl0PicIdx >= 0) tl0Offset = (lastOutTl0 + 1 - vp8.tl0PicIdx) & 0xFF;
+        }
+        current = layer;
+        switchSeq = inSeq;
+        sinceSwitch = 0;
+        waitingKeyframe = false;
+    }
+}

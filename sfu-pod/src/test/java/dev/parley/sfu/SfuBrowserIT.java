@@ -1,0 +1,336 @@
+package dev.parley.sfu;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.microsoft.playwright.BrowserContext;
+import com.microsoft.playwright.Page;
+import com.nimbusds.jose.jwk.ECKey;
+import dev.parley.platform.ticket.TicketKeys;
+import dev.parley.platform.ticket.TicketSigner;
+import dev.parley.sfu.config.SfuConfig;
+import dev.parley.testsupport.browser.Chromium;
+import dev.parley.testsupport.web.StaticServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Real headless Chromium ⇄ our SFU ⇄ Chromium. The test plays the controller: it mints connect tickets with the
+ * key the SFU trusts, calls the SFU's internal API, and renews grants every second (ttl 3 s).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SfuBrowserIT {
+    private static final String SECRET = "test-internal-secret-0123456789";
+    private static final String POD = "sfu-it";
+    private final ObjectMapper json = new ObjectMapper();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor();
+    /** meeting → participant → publish video allowed; removed entries are no longer renewed. */
+    private final Map<String, Map<String, Boolean>> renewed = new ConcurrentHashMap<>();
+    private SfuServer sfu;
+    private TicketSigner signer;
+    private StaticServer web;
+    private Chromium chromium;
+    private long version = 1;
+
+    @BeforeAll
+    void start() throws Exception {
+        ECKey key = TicketKeys.generate();
+        signer = new TicketSigner(key);
+        sfu = new SfuServer(new SfuConfig(POD, "local", "127.0.0.1", "127.0.0.1", 0, 0, 0, SECRET,
+                key.toPublicJWK().toJSONString(), "", 5, true, 4_000_000, true));
+        String page;
+        try (InputStream in = getClass().getResourceAsStream("/web/sfu.html")) {
+            page = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        web = StaticServer.start().page("/sfu.html", page);
+        chromium = Chromium.launch(Chromium.options().arg("--force-fieldtrials=WebRTC-LegacySimulcastLayerLimit/Disabled/"));
+        renewer.scheduleAtFixedRate(this::renewGrants, 0, 1000, TimeUnit.MILLISECONDS);
+    }
+
+    @AfterAll
+    void stop() {
+        renewer.shutdownNow();
+        if (chromium != null) chromium.close();
+        if (web != null) web.close();
+        if (sfu != null) sfu.close();
+    }
+
+    // ------------------------------------------------------------------ tests
+
+    @Test
+    void threeParticipantsEachReceiveTheOthers() {
+        String meeting = "m-" + UUID.randomUUID();
+        List<Peer> peers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) peers.add(join(meeting, "p" + i, false, false, 2));
+        try {
+            for (Peer p : peers) awaitMediaFromAll(p, 2);
+            assertThat(stats(peers.get(0).page, "sub").path("protocol").asText()).isEqualTo("udp");
+            // a fourth person's view: pairwise media keeps flowing (framesDecoded and audio samples grow)
+            for (Peer p : peers) assertGrowing(p, 2);
+        } finally {
+            peers.forEach(Peer::close);
+        }
+    }
+
+    @Test
+    void iceTcpWhenUdpIsUnusable() {
+        String meeting = "m-" + UUID.randomUUID();
+        Peer a = join(meeting, "a", false, true, 1);
+        Peer b = join(meeting, "b", false, true, 1);
+        try {
+            awaitMediaFromAll(a, 1);
+            awaitMediaFromAll(b, 1);
+            assertThat(stats(a.page, "sub").path("protocol").asText()).isEqualTo("tcp");
+            assertThat(stats(b.page, "pub").path("protocol").asText()).isEqualTo("tcp");
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
+    @Test
+    void simulcastLayerFollowsTheRequestedTileSize() throws Exception {
+        String meeting = "m-" + UUID.randomUUID();
+        Peer pub = join(meeting, "pub", true, false, 1);
+        Peer small = join(meeting, "small", false, false, 1);
+        Peer large = join(meeting, "large", false, false, 1);
+        try {
+            String track = "pub:1";
+            subscriptions(meeting, "small", track, 320, 180);
+            subscriptions(meeting, "large", track, 1280, 720);
+            await().atMost(Duration.ofSeconds(25)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                assertThat(maxWidth(small)).isBetween(1, 320);
+                assertThat(maxWidth(large)).isGreaterThan(320);
+            });
+            long before = frames(small);
+            await().atMost(Duration.ofSeconds(5)).until(() -> frames(small) > before + 10);
+        } finally {
+            pub.close();
+            small.close();
+            large.close();
+        }
+    }
+
+    @Test
+    void fivePercentLossIsRecoveredByNack() throws Exception {
+        String meeting = "m-" + UUID.randomUUID();
+        Peer a = join(meeting, "a", false, false, 1);
+        Peer b = join(meeting, "b", false, false, 1);
+        try {
+            awaitMediaFromAll(b, 1);
+            loss(5);
+            long retransmittedBefore = sfu.metrics().retransmissions.sum();
+            long framesBefore = frames(b);
+            Thread.sleep(4000);
+            long framesAfter = frames(b);
+            JsonNode s = stats(b.page, "sub");
+            assertThat(sfu.metrics().drops("test_loss")).isGreaterThan(0);
+            assertThat(s.path("nacks").asLong()).isGreaterThan(0);
+            assertThat(sfu.metrics().retransmissions.sum()).isGreaterThan(retransmittedBefore);
+            // frames keep decoding: fake camera runs ~30 fps, so 4 s should decode well over 40 frames
+            assertThat(framesAfter - framesBefore).isGreaterThan(40);
+        } finally {
+            loss(0);
+            a.close();
+            b.close();
+        }
+    }
+
+    @Test
+    void revokedGrantStopsReceiversWithinThreeSeconds() throws Exception {
+        String meeting = "m-" + UUID.randomUUID();
+        Peer a = join(meeting, "a", false, false, 1);
+        Peer b = join(meeting, "b", false, false, 1);
+        try {
+            awaitMediaFromAll(b, 1);
+            renewed.get(meeting).put("a", false);          // controller revokes a's video
+            putGrants(meeting);
+            long revokedAt = System.nanoTime();
+            Thread.sleep(3000);
+            long f1 = frames(b);
+            Thread.sleep(1500);
+            assertThat(frames(b)).as("frames after revocation").isEqualTo(f1);
+            assertThat(System.nanoTime() - revokedAt).isLessThan(TimeUnit.SECONDS.toNanos(6));
+            assertThat(sfu.metrics().drops("grant_publish")).isGreaterThan(0);
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
+    @Test
+    void expiredGrantStopsReceiversWithinThreeSeconds() throws Exception {
+        String meeting = "m-" + UUID.randomUUID();
+        Peer a = join(meeting, "a", false, false, 1);
+        Peer b = join(meeting, "b", false, false, 1);
+        try {
+            awaitMediaFromAll(b, 1);
+            renewed.remove(meeting);                        // renewals stop: grants run out after ttl 3 s
+            Thread.sleep(3500);
+            long f1 = frames(b), a1 = audioPackets(b);
+            Thread.sleep(1500);
+            assertThat(frames(b)).as("video frames after expiry").isEqualTo(f1);
+            // totalSamplesReceived keeps counting concealment, so audio is judged by packets received
+            assertThat(audioPackets(b)).as("audio packets after expiry").isEqualTo(a1);
+            assertThat(sfu.metrics().drops("grant_publish") + sfu.metrics().drops("grant_subscribe")).isGreaterThan(0);
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private record Peer(BrowserContext ctx, Page page, String pid) {
+        void close() { ctx.close(); }
+    }
+
+    private Peer join(String meeting, String pid, boolean simulcast, boolean tcpOnly, int slots) {
+        renewed.computeIfAbsent(meeting, k -> new ConcurrentHashMap<>()).put(pid, true);
+        BrowserContext ctx = chromium.newContext();
+        Page page = ctx.newPage();
+        page.navigate(web.url("/sfu.html"));
+        String pubOffer = (String) page.evaluate("([s]) => publish('pub', s)", List.of(simulcast));
+        JsonNode pub = createTransport(meeting, pid, "publish", pubOffer);
+        page.evaluate("([sdp, tcp]) => answer('pub', sdp, tcp)", List.of(pub.get("sdp_answer").asText(), tcpOnly));
+        String subOffer = (String) page.evaluate("([n]) => subscribe('sub', n)", List.of(slots));
+        JsonNode sub = createTransport(meeting, pid, "subscribe", subOffer);
+        page.evaluate("([sdp, tcp]) => answer('sub', sdp, tcp)", List.of(sub.get("sdp_answer").asText(), tcpOnly));
+        return new Peer(ctx, page, pid);
+    }
+
+    private JsonNode createTransport(String meeting, String pid, String kind, String offer) {
+        long gen = 1;
+        ObjectNode body = json.createObjectNode();
+        body.put("meeting_id", meeting).put("participant_id", pid).put("transport_generation", gen)
+                .put("controller_epoch", 7).put("kind", kind)
+                .put("connect_ticket", signer.issue(meeting, pid, gen, POD, "dk", Duration.ofSeconds(20)).token())
+                .put("sdp_offer", offer);
+        body.set("grant", grant(pid, true));
+        return call("POST", "/internal/v1/transports", body, 200);
+    }
+
+    private synchronized ObjectNode grant(String pid, boolean video) {
+        ObjectNode g = json.createObjectNode();
+        g.put("participant_id", pid).put("version", version++).put("controller_epoch", 7).put("subscribe", true).put("ttl_ms", 3000);
+        g.putObject("publish").put("audio", video).put("video", video).put("screen", false);
+        return g;
+    }
+
+    private void renewGrants() {
+        for (String meeting : Set.copyOf(renewed.keySet())) {
+            try { putGrants(meeting); } catch (RuntimeException e) { /* next round */ }
+        }
+    }
+
+    private void putGrants(String meeting) {
+        Map<String, Boolean> ps = renewed.get(meeting);
+        if (ps == null) return;
+        ObjectNode body = json.createObjectNode().put("meeting_id", meeting).put("controller_epoch", 7);
+        var arr = body.putArray("grants");
+        ps.forEach((pid, video) -> arr.add(grant(pid, video)));
+        call("PUT", "/internal/v1/grants", body, 200);
+    }
+
+    private void subscriptions(String meeting, String pid, String track, int w, int h) {
+        ObjectNode body = json.createObjectNode().put("controller_epoch", 7);
+        body.putArray("tracks").addObject().put("track_id", track).put("max_width", w).put("max_height", h).put("max_fps", 30);
+        call("PUT", "/internal/v1/meetings/" + meeting + "/participants/" + pid + "/subscriptions", body, 200);
+    }
+
+    private void loss(int percent) {
+        call("POST", "/internal/v1/test/loss", json.createObjectNode().put("egress_loss_percent", percent), 200);
+    }
+
+    private JsonNode call(String method, String path, JsonNode body, int expect) {
+        try {
+            HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + sfu.internalPort() + path))
+                    .header("Authorization", "Bearer " + SECRET).header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build();
+            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isEqualTo(expect);
+            return r.body().isEmpty() ? json.nullNode() : json.readTree(r.body());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private JsonNode stats(Page page, String pc) {
+        return json.valueToTree(page.evaluate("([n]) => stats(n)", List.of(pc)));
+    }
+
+    private long frames(Peer p) {
+        long n = 0;
+        for (JsonNode v : stats(p.page, "sub").path("video")) n += v.path("frames").asLong();
+        return n;
+    }
+
+    private long audioPackets(Peer p) {
+        long n = 0;
+        for (JsonNode v : stats(p.page, "sub").path("audio")) n += v.path("packets").asLong();
+        return n;
+    }
+
+    private int maxWidth(Peer p) {
+        int w = 0;
+        for (JsonNode v : stats(p.page, "sub").path("video")) w = Math.max(w, v.path("width").asInt());
+        return w;
+    }
+
+    /** Every one of {@code others} video and audio streams on the peer's subscribe connection is decoding. */
+    private void awaitMediaFromAll(Peer p, int others) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            JsonNode s = stats(p.page, "sub");
+            int videos = 0, audios = 0;
+            for (JsonNode v : s.path("video")) if (v.path("frames").asLong() > 5) videos++;
+            for (JsonNode a : s.path("audio")) if (a.path("samples").asLong() > 4800) audios++;
+            assertThat(videos).as(p.pid + " decoding videos: " + s).isEqualTo(others);
+            assertThat(audios).as(p.pid + " audio streams: " + s).isEqualTo(others);
+        });
+    }
+
+    /** Each inbound stream's framesDecoded / totalSamplesReceived grows over a short window. */
+    private void assertGrowing(Peer p, int others) {
+        JsonNode s1 = stats(p.page, "sub");
+        try { Thread.sleep(1500); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
+        JsonNode s2 = stats(p.page, "sub");
+        int grewV = 0, grewA = 0;
+        for (var it = s2.path("video").fields(); it.hasNext(); ) {
+            var e = it.next();
+            if (e.getValue().path("frames").asLong() > s1.path("video").path(e.getKey()).path("frames").asLong()) grewV++;
+        }
+        for (var it = s2.path("audio").fields(); it.hasNext(); ) {
+            var e = it.next();
+            if (e.getValue().path("samples").asLong() > s1.path("audio").path(e.getKey()).path("samples").asLong()) grewA++;
+        }
+        assertThat(grewV).as(p.pid + " growing video").isEqualTo(others);
+        assertThat(grewA).as(p.pid + " growing audio").isEqualTo(others);
+    }
+}

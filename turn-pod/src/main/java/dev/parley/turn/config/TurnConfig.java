@@ -1,0 +1,133 @@
+package dev.parley.turn.config;
+
+import dev.parley.platform.turn.TurnSecrets;
+import dev.parley.turn.peer.PeerPolicy;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Effective configuration of a TURN pod, read from environment variables (docs/configuration.md). {@link #toString}
+ * is safe to log: it never prints secrets.
+ */
+public record TurnConfig(
+        InetAddress bindAddress,
+        int port,
+        int tlsPort,
+        Path tlsCert,
+        Path tlsKey,
+        String realm,
+        TurnSecrets secrets,
+        int relayPortMin,
+        int relayPortMax,
+        InetAddress relayAddress,
+        InetAddress externalAddress,
+        String allowedPeers,
+        int internalPort,
+        String internalSecret,
+        String region,
+        String podName,
+        List<String> etcdEndpoints,
+        long leaseTtlSeconds,
+        int maxAllocations,
+        int maxAllocationsPerUser,
+        long maxBitsPerSecondPerAllocation,
+        int eventLoops,
+        Duration drainGrace,
+        Duration nonceTtl,
+        int unauthenticatedPerSecond) {
+
+    public static final int DEFAULT_LIFETIME = 600;
+    public static final int MAX_LIFETIME = 3600;
+    public static final int PERMISSION_LIFETIME = 300;
+    public static final int CHANNEL_LIFETIME = 600;
+
+    public static TurnConfig fromEnv(Map<String, String> env) {
+        InetAddress bind = addr(env.getOrDefault("PARLEY_BIND_ADDRESS", "127.0.0.1"));
+        String relayPorts = env.getOrDefault("PARLEY_TURN_RELAY_PORTS", "49152-65535");
+        int dash = relayPorts.indexOf('-');
+        if (dash < 0) {
+            throw new IllegalArgumentException("PARLEY_TURN_RELAY_PORTS must be min-max");
+        }
+        int min = Integer.parseInt(relayPorts.substring(0, dash).trim());
+        int max = Integer.parseInt(relayPorts.substring(dash + 1).trim());
+        if (min < 1024 || max > 65535 || min > max) {
+            throw new IllegalArgumentException("PARLEY_TURN_RELAY_PORTS out of range: " + relayPorts);
+        }
+        InetAddress relay = env.containsKey("PARLEY_TURN_RELAY_ADDRESS")
+                ? addr(env.get("PARLEY_TURN_RELAY_ADDRESS")) : bind;
+        if (relay.isAnyLocalAddress()) {
+            throw new IllegalArgumentException("set PARLEY_TURN_RELAY_ADDRESS: relays must bind a concrete address");
+        }
+        String cert = env.get("PARLEY_TURN_TLS_CERT");
+        String key = env.get("PARLEY_TURN_TLS_KEY");
+        String allowed = env.getOrDefault("PARLEY_TURN_ALLOWED_PEERS", "");
+        PeerPolicy.fromAllowList(allowed); // validate early
+        String etcd = env.getOrDefault("PARLEY_ETCD_ENDPOINTS", "");
+        return new TurnConfig(
+                bind,
+                intEnv(env, "PARLEY_TURN_PORT", 3478),
+                intEnv(env, "PARLEY_TURN_TLS_PORT", 5349),
+                cert == null ? null : Path.of(cert),
+                key == null ? null : Path.of(key),
+                env.getOrDefault("PARLEY_TURN_REALM", "parley"),
+                TurnSecrets.parse(env.get("PARLEY_TURN_SECRETS")),
+                min, max, relay,
+                env.containsKey("PARLEY_TURN_EXTERNAL_ADDRESS") ? addr(env.get("PARLEY_TURN_EXTERNAL_ADDRESS")) : relay,
+                allowed,
+                intEnv(env, "PARLEY_INTERNAL_PORT", 8083),
+                env.get("PARLEY_INTERNAL_SECRET"),
+                env.getOrDefault("PARLEY_REGION", "local"),
+                env.getOrDefault("PARLEY_POD_NAME", "turn-0"),
+                etcd.isBlank() ? List.of() : List.of(etcd.split(",")),
+                intEnv(env, "PARLEY_LEASE_TTL_SECONDS", 5),
+                intEnv(env, "PARLEY_TURN_MAX_ALLOCATIONS", 10_000),
+                intEnv(env, "PARLEY_TURN_MAX_ALLOCATIONS_PER_USER", 8),
+                Long.parseLong(env.getOrDefault("PARLEY_TURN_MAX_BPS_PER_ALLOCATION", "20000000")),
+                intEnv(env, "PARLEY_TURN_EVENT_LOOPS", Runtime.getRuntime().availableProcessors()),
+                Duration.ofSeconds(intEnv(env, "PARLEY_TURN_DRAIN_GRACE_SECONDS", 3600)),
+                Duration.ofSeconds(intEnv(env, "PARLEY_TURN_NONCE_TTL_SECONDS", 600)),
+                intEnv(env, "PARLEY_TURN_UNAUTH_PER_SECOND", 1000));
+    }
+
+    public boolean tlsEnabled() {
+        return tlsCert != null && tlsKey != null && tlsPort > 0;
+    }
+
+    private static int intEnv(Map<String, String> env, String name, int dflt) {
+        String v = env.get(name);
+        try {
+            return v == null || v.isBlank() ? dflt : Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " is not a number", e);
+        }
+    }
+
+    private static InetAddress addr(String s) {
+        try {
+            return InetAddress.getByName(s.trim());
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("cannot resolve " + s, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TurnConfig[bind=" + bindAddress.getHostAddress() + ", port=" + port
+                + ", tls=" + (tlsEnabled() ? tlsPort + " cert=" + tlsCert : "off")
+                + ", realm=" + realm + ", secrets=" + secrets.size()
+                + ", relayPorts=" + relayPortMin + "-" + relayPortMax
+                + ", relayAddress=" + relayAddress.getHostAddress()
+                + ", externalAddress=" + externalAddress.getHostAddress()
+                + ", allowedPeers=[" + allowedPeers + "], internalPort=" + internalPort
+                + ", internalSecret=" + (internalSecret == null ? "none" : "set")
+                + ", region=" + region + ", pod=" + podName + ", etcd=" + etcdEndpoints
+                + ", maxAllocations=" + maxAllocations + ", perUser=" + maxAllocationsPerUser
+                + ", maxBpsPerAllocation=" + maxBitsPerSecondPerAllocation + ", eventLoops=" + eventLoops
+                + ", drainGrace=" + drainGrace + ", nonceTtl=" + nonceTtl + "]";
+    }
+}

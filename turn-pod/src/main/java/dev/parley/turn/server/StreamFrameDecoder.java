@@ -1,0 +1,48 @@
+package dev.parley.turn.server;
+
+import dev.parley.media.stun.ChannelData;
+import dev.parley.media.stun.Stun;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+
+import java.util.List;
+
+/**
+ * Splits a TCP/TLS byte stream into STUN messages and ChannelData frames (RFC 8656 §12.5): the first two bits tell
+ * which; STUN carries its length in the header, ChannelData is padded to a multiple of four on streams. Anything
+ * else means the stream is out of sync or not TURN: the connection is closed (counted by the caller).
+ * Emits retained slices of exactly the message (ChannelData: header + data, without the padding).
+ */
+public final class StreamFrameDecoder extends ByteToMessageDecoder {
+    /** Raised (as a user event) before closing a connection that sent bytes that are neither STUN nor ChannelData. */
+    public static final Object GARBAGE = new Object();
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        while (in.readableBytes() >= 4) {
+            int r = in.readerIndex();
+            int first = in.getUnsignedShort(r);
+            int len = in.getUnsignedShort(r + 2);
+            int frame;
+            int consumed;
+            if (ChannelData.isLegacyValidChannel(first)) {
+                frame = ChannelData.HEADER_LENGTH + len;
+                consumed = ChannelData.streamFrameLength(len);
+            } else if ((first & 0xC000) == 0 && (len & 3) == 0) {
+                frame = Stun.HEADER_LENGTH + len;
+                consumed = frame;
+            } else {
+                in.skipBytes(in.readableBytes());
+                ctx.fireUserEventTriggered(GARBAGE);
+                ctx.close();
+                return;
+            }
+            if (in.readableBytes() < consumed) {
+                return;
+            }
+            out.add(in.retainedSlice(r, frame));
+            in.skipBytes(consumed);
+        }
+    }
+}

@@ -1,0 +1,535 @@
+package dev.parley.turn.server;
+
+import dev.parley.media.stun.ChannelData;
+import dev.parley.media.stun.StunAttribute;
+import dev.parley.media.stun.StunClass;
+import dev.parley.media.stun.StunErrorCode;
+import dev.parley.media.stun.StunMessage;
+import dev.parley.media.stun.StunMessageType;
+import dev.parley.media.stun.StunMessageWriter;
+import dev.parley.media.stun.StunMethod;
+import dev.parley.media.stun.StunParseException;
+import dev.parley.turn.allocation.Allocation;
+import dev.parley.turn.allocation.AllocationTable;
+import dev.parley.turn.auth.TurnAuthenticator;
+import dev.parley.turn.auth.UnauthenticatedLimiter;
+import dev.parley.turn.config.TurnConfig;
+import dev.parley.turn.metrics.TurnMetrics;
+import dev.parley.turn.metrics.TurnMetrics.PeerPath;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+/**
+ * TURN control plane (RFC 8656 §7–§11): Allocate, Refresh, CreatePermission, ChannelBind and the Send indication,
+ * plus STUN Binding. Stateless itself (shared by all loops); each call runs on the client's event loop, and every
+ * allocation it touches belongs to that loop.
+ *
+ * <p>Order of checks for requests: parse → unknown comprehension-required attributes (420) → authentication (401 /
+ * 438 / 400) → allocation lookup (437) → username match (441) → method-specific checks.
+ */
+public final class TurnRequestHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(TurnRequestHandler.class);
+    private static final String SOFTWARE = "Parley TURN";
+    private static final int UDP = 17;
+
+    private final TurnConfig config;
+    private final AllocationTable table;
+    private final TurnAuthenticator auth;
+    private final UnauthenticatedLimiter limiter;
+    private final TurnMetrics metrics;
+    private final LongSupplier clock;
+    private final RelayPath relayPath;
+    private final RelayBinder binder;
+    private final BooleanSupplier draining;
+
+    public TurnRequestHandler(TurnConfig config, AllocationTable table, TurnAuthenticator auth,
+                              UnauthenticatedLimiter limiter, TurnMetrics metrics, LongSupplier clock,
+                              RelayPath relayPath, RelayBinder binder, BooleanSupplier draining) {
+        this.config = config;
+        this.table = table;
+        this.auth = auth;
+        this.limiter = limiter;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.relayPath = relayPath;
+        this.binder = binder;
+        this.draining = draining;
+    }
+
+    /** Per-thread working state of the handler (message view, writer, scratch). */
+    public static final class Context {
+        final StunMessage view = new StunMessage();
+        final StunMessageWriter writer = new StunMessageWriter();
+        final StunMessage.StunAddress addr = new StunMessage.StunAddress();
+        final byte[] scratch = new byte[4];
+    }
+
+    /** The UDP allocation of a client source address (hot path: no allocation). */
+    public Allocation udpAllocation(InetSocketAddress client) {
+        return table.udp(client);
+    }
+
+    /** The allocation of this client link (UDP: by source address; stream: held by the connection), or null. */
+    public Allocation lookup(ClientLink link) {
+        if (link instanceof StreamClientLink s) {
+            return s.allocation;
+        }
+        return table.udp(link.remote());
+    }
+
+    /**
+     * Handles one STUN message at the reader index of {@code buf} (exactly its readable bytes). Returns the relay
+     * channel written to for a Send indication (so the caller can flush after the read burst), else null. Does not
+     * release {@code buf}.
+     */
+    public Channel handle(ClientLink link, ByteBuf buf, Context ctx) {
+        StunMessage m;
+        try {
+            m = ctx.view.wrap(buf);
+        } catch (StunParseException e) {
+            metrics.malformedPackets.increment();
+            return null;
+        }
+        StunClass cls = m.messageClass();
+        if (cls == StunClass.SUCCESS_RESPONSE || cls == StunClass.ERROR_RESPONSE) {
+            return null; // we never send requests: responses are junk
+        }
+        try {
+            if (cls == StunClass.INDICATION) {
+                return m.method() == StunMethod.SEND ? send(link, m, ctx) : null;
+            }
+            int unknown = m.firstUnknownRequired(TurnRequestHandler::known);
+            if (unknown >= 0) {
+                error(link, m, ctx, StunErrorCode.UNKNOWN_ATTRIBUTE, null, unknown);
+                return null;
+            }
+            switch (m.method()) {
+                case StunMethod.BINDING -> binding(link, m, ctx);
+                case StunMethod.ALLOCATE -> allocate(link, m, ctx);
+                case StunMethod.REFRESH -> refresh(link, m, ctx);
+                case StunMethod.CREATE_PERMISSION -> createPermission(link, m, ctx);
+                case StunMethod.CHANNEL_BIND -> channelBind(link, m, ctx);
+                default -> error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: unknown method", null, -1);
+            }
+        } catch (StunParseException e) {
+            metrics.malformedPackets.increment();
+            if (m.isRequest()) {
+                error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: " + e.getMessage(), null, -1);
+            }
+        }
+        return null;
+    }
+
+    private static boolean known(int type) {
+        return switch (type) {
+            case StunAttribute.USERNAME, StunAttribute.MESSAGE_INTEGRITY, StunAttribute.MESSAGE_INTEGRITY_SHA256,
+                 StunAttribute.REALM, StunAttribute.NONCE, StunAttribute.LIFETIME, StunAttribute.XOR_PEER_ADDRESS,
+                 StunAttribute.DATA, StunAttribute.REQUESTED_TRANSPORT, StunAttribute.REQUESTED_ADDRESS_FAMILY,
+                 StunAttribute.EVEN_PORT, StunAttribute.CHANNEL_NUMBER, StunAttribute.RESERVATION_TOKEN,
+                 StunAttribute.ERROR_CODE, StunAttribute.PRIORITY, StunAttribute.USE_CANDIDATE,
+                 StunAttribute.XOR_MAPPED_ADDRESS -> true;
+            default -> false; // incl. DONT-FRAGMENT: we cannot set DF on relayed datagrams, so we say so (420)
+        };
+    }
+
+    // ---------------------------------------------------------------- Binding
+
+    private void binding(ClientLink link, StunMessage m, Context ctx) {
+        ByteBuf out = link.alloc().ioBuffer(64);
+        InetSocketAddress r = link.remote();
+        ctx.writer.begin(out, StunMessageType.of(StunMethod.BINDING, StunClass.SUCCESS_RESPONSE), m)
+                .xorAddress(StunAttribute.XOR_MAPPED_ADDRESS, r.getAddress(), r.getPort())
+                .fingerprint();
+        link.writeAndFlush(out);
+    }
+
+    // ---------------------------------------------------------------- authentication
+
+    /** Authenticates; on failure sends the error response and returns null. */
+    private TurnAuthenticator.Result authenticate(ClientLink link, StunMessage m, Context ctx) {
+        TurnAuthenticator.Result r = auth.authenticate(m, TurnAuthenticator.addressBytes(link.remote()), clock.getAsLong());
+        if (r.ok()) {
+            return r;
+        }
+        metrics.authFailure(r.failure());
+        switch (r.outcome()) {
+            case BAD_REQUEST -> error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: USERNAME, REALM and NONCE required", null, -1);
+            case STALE_NONCE -> challenge(link, m, ctx, StunErrorCode.STALE_NONCE);
+            default -> challenge(link, m, ctx, StunErrorCode.UNAUTHENTICATED);
+        }
+        return null;
+    }
+
+    /** 401/438 with REALM and a fresh NONCE, rate-limited: a flood of unauthenticated requests gets few answers. */
+    private void challenge(ClientLink link, StunMessage m, Context ctx, int code) {
+        InetSocketAddress remote = link.remote();
+        long now = clock.getAsLong();
+        if (!limiter.tryAcquire(remote.getAddress().hashCode(), now / 1000)) {
+            metrics.unauthenticatedThrottled.increment();
+            return;
+        }
+        metrics.errorResponse(code);
+        ByteBuf out = link.alloc().ioBuffer(128);
+        ctx.writer.begin(out, StunMessageType.of(m.method(), StunClass.ERROR_RESPONSE), m)
+                .errorCode(code, null)
+                .string(StunAttribute.REALM, auth.realm())
+                .string(StunAttribute.NONCE, auth.newNonce(TurnAuthenticator.addressBytes(remote), now))
+                .string(StunAttribute.SOFTWARE, SOFTWARE)
+                .fingerprint();
+        link.writeAndFlush(out);
+    }
+
+    private void error(ClientLink link, StunMessage m, Context ctx, int code, byte[] key, int unknownAttr) {
+        error(link, m, ctx, code, null, key, unknownAttr);
+    }
+
+    private void error(ClientLink link, StunMessage m, Context ctx, int code, String reason, byte[] key, int unknownAttr) {
+        if (!m.isRequest()) {
+            return;
+        }
+        metrics.errorResponse(code);
+        ByteBuf out = link.alloc().ioBuffer(128);
+        StunMessageWriter w = ctx.writer.begin(out, StunMessageType.of(m.method(), StunClass.ERROR_RESPONSE), m)
+                .errorCode(code, reason);
+        if (unknownAttr >= 0) {
+            w.unknownAttributes(unknownAttr);
+        }
+        w.string(StunAttribute.SOFTWARE, SOFTWARE);
+        if (key != null) {
+            w.messageIntegrity(key);
+        }
+        w.fingerprint();
+        link.writeAndFlush(out);
+    }
+
+    private StunMessageWriter success(ClientLink link, StunMessage m, Context ctx, ByteBuf out) {
+        return ctx.writer.begin(out, StunMessageType.of(m.method(), StunClass.SUCCESS_RESPONSE), m);
+    }
+
+    private void seal(ClientLink link, Context ctx, ByteBuf out, byte[] key) {
+        ctx.writer.string(StunAttribute.SOFTWARE, SOFTWARE).messageIntegrity(key).fingerprint();
+        link.writeAndFlush(out);
+    }
+
+    // ---------------------------------------------------------------- Allocate (RFC 8656 §7.2)
+
+    private void allocate(ClientLink link, StunMessage m, Context ctx) throws StunParseException {
+        TurnAuthenticator.Result a = authenticate(link, m, ctx);
+        if (a == null) {
+            return;
+        }
+        Allocation existing = lookup(link);
+        if (existing != null) {
+            if (existing.isAllocateRetransmit(m.transactionId()) && existing.username().equals(a.username())) {
+                allocateSuccess(link, m, ctx, existing, (existing.expiresAtMillis() - clock.getAsLong()) / 1000);
+            } else {
+                error(link, m, ctx, StunErrorCode.ALLOCATION_MISMATCH, a.key(), -1);
+            }
+            return;
+        }
+        if (draining.getAsBoolean()) {
+            metrics.drainRefusals.increment();
+            error(link, m, ctx, StunErrorCode.FORBIDDEN, a.key(), -1);
+            return;
+        }
+        int transport = m.requestedTransport();
+        if (transport < 0) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: REQUESTED-TRANSPORT missing", a.key(), -1);
+            return;
+        }
+        if (transport != UDP) {
+            error(link, m, ctx, StunErrorCode.UNSUPPORTED_TRANSPORT_PROTOCOL, a.key(), -1);
+            return;
+        }
+        int family = m.find(StunAttribute.REQUESTED_ADDRESS_FAMILY);
+        if (family >= 0 && (m.valueLength(family) != 4 || m.buffer().getUnsignedByte(m.valueOffset(family)) != 0x01)) {
+            error(link, m, ctx, StunErrorCode.ADDRESS_FAMILY_NOT_SUPPORTED, a.key(), -1);
+            return;
+        }
+        if (m.has(StunAttribute.RESERVATION_TOKEN)) {
+            // we never hand out reservations, so no token can be valid
+            error(link, m, ctx, StunErrorCode.INSUFFICIENT_CAPACITY, a.key(), -1);
+            return;
+        }
+        boolean even = false;
+        int ep = m.find(StunAttribute.EVEN_PORT);
+        if (ep >= 0) {
+            if (m.valueLength(ep) < 1) {
+                throw new StunParseException("EVEN-PORT empty");
+            }
+            if ((m.buffer().getUnsignedByte(m.valueOffset(ep)) & 0x80) != 0) {
+                error(link, m, ctx, StunErrorCode.INSUFFICIENT_CAPACITY, a.key(), -1); // no reservations
+                return;
+            }
+            even = true;
+        }
+        long lifetime = grantedLifetime(m.uint32(StunAttribute.LIFETIME, TurnConfig.DEFAULT_LIFETIME), a.credentialExpiryMillis());
+        switch (table.reserve(a.participant())) {
+            case TOTAL_QUOTA -> {
+                metrics.quotaRefusal(TurnMetrics.Quota.TOTAL);
+                error(link, m, ctx, StunErrorCode.ALLOCATION_QUOTA_REACHED, a.key(), -1);
+                return;
+            }
+            case USER_QUOTA -> {
+                metrics.quotaRefusal(TurnMetrics.Quota.PER_USER);
+                error(link, m, ctx, StunErrorCode.ALLOCATION_QUOTA_REACHED, a.key(), -1);
+                return;
+            }
+            case OK -> {
+            }
+        }
+        bindAndRespond(link, m.transactionId(), a, lifetime, even, 3, m, ctx);
+    }
+
+    private void bindAndRespond(ClientLink link, byte[] txid, TurnAuthenticator.Result a, long lifetime, boolean even,
+                                int attemptsLeft, StunMessage m, Context ctx) {
+        int port = table.ports().acquire(even);
+        if (port < 0) {
+            table.unreserve(a.participant());
+            metrics.quotaRefusal(TurnMetrics.Quota.PORTS);
+            error(link, m, ctx, StunErrorCode.INSUFFICIENT_CAPACITY, a.key(), -1);
+            return;
+        }
+        InetSocketAddress relayed = new InetSocketAddress(config.externalAddress(), port);
+        Allocation alloc = table.create(link, a.username(), a.participant(), a.key(), a.credentialExpiryMillis(), port,
+                relayed, txid, clock.getAsLong() + lifetime * 1000, config.maxBitsPerSecondPerAllocation());
+        // The request buffer is only valid during handle(); the bind normally completes inline (we are on the
+        // loop), but keep a copy of what the response needs in case it does not.
+        byte[] reqCopy = new byte[m.size()];
+        m.buffer().getBytes(m.start(), reqCopy);
+        binder.bind(alloc, port, relay -> {
+            if (link instanceof StreamClientLink s) {
+                if (s.allocation != null || !s.open()) { // the connection went away or raced: undo
+                    table.ports().release(port);
+                    table.unreserve(a.participant());
+                    relay.close();
+                    return;
+                }
+                s.allocation = alloc;
+            }
+            table.register(alloc, relay);
+            metrics.allocationsCreated.increment();
+            StunMessage view = reparse(reqCopy, ctx);
+            if (view != null) {
+                allocateSuccess(link, view, ctx, alloc, lifetime);
+            }
+        }, failure -> {
+            table.ports().release(port);
+            if (attemptsLeft > 1) {
+                StunMessage view = reparse(reqCopy, ctx);
+                if (view != null) {
+                    bindAndRespond(link, txid, a, lifetime, even, attemptsLeft - 1, view, ctx);
+                    return;
+                }
+            }
+            LOG.warn("relay bind failed on port {}: {}", port, failure.toString());
+            table.unreserve(a.participant());
+            metrics.quotaRefusal(TurnMetrics.Quota.PORTS);
+            StunMessage view = reparse(reqCopy, ctx);
+            if (view != null) {
+                error(link, view, ctx, StunErrorCode.INSUFFICIENT_CAPACITY, a.key(), -1);
+            }
+        });
+    }
+
+    private static StunMessage reparse(byte[] copy, Context ctx) {
+        try {
+            return ctx.view.wrap(io.netty.buffer.Unpooled.wrappedBuffer(copy));
+        } catch (StunParseException e) {
+            return null; // cannot happen: it parsed before
+        }
+    }
+
+    private void allocateSuccess(ClientLink link, StunMessage m, Context ctx, Allocation a, long lifetime) {
+        ByteBuf out = link.alloc().ioBuffer(160);
+        InetSocketAddress r = link.remote();
+        success(link, m, ctx, out)
+                .xorAddress(StunAttribute.XOR_RELAYED_ADDRESS, a.relayedAddress().getAddress(), a.relayedAddress().getPort())
+                .uint32(StunAttribute.LIFETIME, Math.max(0, lifetime))
+                .xorAddress(StunAttribute.XOR_MAPPED_ADDRESS, r.getAddress(), r.getPort());
+        seal(link, ctx, out, a.key());
+    }
+
+    /**
+     * Lifetime per RFC 8656 §7.2 (default 600 s if lower requested, at most 3600 s), and never past the credential's
+     * expiry: an allocation lives only as long as the credential that created it.
+     */
+    private long grantedLifetime(long requested, long credentialExpiryMillis) {
+        long l = Math.max(TurnConfig.DEFAULT_LIFETIME, Math.min(requested, TurnConfig.MAX_LIFETIME));
+        long credentialLeft = (credentialExpiryMillis - clock.getAsLong()) / 1000;
+        return Math.max(0, Math.min(l, credentialLeft));
+    }
+
+    // ---------------------------------------------------------------- Refresh (§8)
+
+    /** Authenticates and finds the client's allocation with the same username; sends 437/441 otherwise. */
+    private Allocation authorised(ClientLink link, StunMessage m, Context ctx, TurnAuthenticator.Result a) {
+        Allocation alloc = lookup(link);
+        if (alloc == null) {
+            error(link, m, ctx, StunErrorCode.ALLOCATION_MISMATCH, a.key(), -1);
+            return null;
+        }
+        if (!alloc.username().equals(a.username())) {
+            metrics.authFailure(TurnMetrics.AuthFailure.WRONG_CREDENTIALS);
+            error(link, m, ctx, StunErrorCode.WRONG_CREDENTIALS, a.key(), -1);
+            return null;
+        }
+        return alloc;
+    }
+
+    private void refresh(ClientLink link, StunMessage m, Context ctx) throws StunParseException {
+        TurnAuthenticator.Result a = authenticate(link, m, ctx);
+        if (a == null) {
+            return;
+        }
+        Allocation alloc = authorised(link, m, ctx, a);
+        if (alloc == null) {
+            return;
+        }
+        long requested = m.uint32(StunAttribute.LIFETIME, TurnConfig.DEFAULT_LIFETIME);
+        long lifetime = requested == 0 ? 0 : grantedLifetime(requested, a.credentialExpiryMillis());
+        if (lifetime == 0) {
+            table.close(alloc);
+        } else {
+            alloc.expiresAtMillis(clock.getAsLong() + lifetime * 1000);
+        }
+        ByteBuf out = link.alloc().ioBuffer(96);
+        success(link, m, ctx, out).uint32(StunAttribute.LIFETIME, lifetime);
+        seal(link, ctx, out, a.key());
+    }
+
+    // ---------------------------------------------------------------- CreatePermission (§9)
+
+    private void createPermission(ClientLink link, StunMessage m, Context ctx) throws StunParseException {
+        TurnAuthenticator.Result a = authenticate(link, m, ctx);
+        if (a == null) {
+            return;
+        }
+        Allocation alloc = authorised(link, m, ctx, a);
+        if (alloc == null) {
+            return;
+        }
+        int n = 0;
+        InetAddress[] peers = new InetAddress[m.attributeCount()];
+        for (int i = 0; i < m.attributeCount(); i++) {
+            if (m.attributeType(i) != StunAttribute.XOR_PEER_ADDRESS) {
+                continue;
+            }
+            m.readAddress(i, true, ctx.addr);
+            int code = checkPeer(ctx.addr, null, PeerPath.CREATE_PERMISSION, ctx);
+            if (code != 0) {
+                error(link, m, ctx, code, a.key(), -1);
+                return;
+            }
+            peers[n++] = ctx.addr.toSocketAddress().getAddress();
+        }
+        if (n == 0) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: XOR-PEER-ADDRESS missing", a.key(), -1);
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            if (!alloc.hasPermissionCapacity(peers[i])) {
+                metrics.quotaRefusal(TurnMetrics.Quota.TOTAL);
+                error(link, m, ctx, StunErrorCode.INSUFFICIENT_CAPACITY, a.key(), -1);
+                return;
+            }
+        }
+        long expires = clock.getAsLong() + TurnConfig.PERMISSION_LIFETIME * 1000L;
+        for (int i = 0; i < n; i++) {
+            alloc.installPermission(peers[i], expires);
+        }
+        ByteBuf out = link.alloc().ioBuffer(96);
+        success(link, m, ctx, out);
+        seal(link, ctx, out, a.key());
+    }
+
+    /**
+     * The peer checks every path shares: policy (403), this server's own addresses (403), family (443: relays are
+     * IPv4). Returns 0 if the peer is acceptable.
+     */
+    private int checkPeer(StunMessage.StunAddress addr, InetSocketAddress withPort, PeerPath path, Context ctx) {
+        if (!relayPath.policy().permits(addr.address(), ctx.scratch)) {
+            metrics.deniedPeer(path);
+            return StunErrorCode.FORBIDDEN;
+        }
+        InetSocketAddress sa = withPort != null ? withPort : addr.toSocketAddress();
+        if (!(sa.getAddress() instanceof java.net.Inet4Address)) {
+            return StunErrorCode.PEER_ADDRESS_FAMILY_MISMATCH;
+        }
+        if (withPort != null && relayPath.isSelf(sa)) {
+            metrics.deniedPeer(path);
+            return StunErrorCode.FORBIDDEN;
+        }
+        return 0;
+    }
+
+    // ---------------------------------------------------------------- ChannelBind (§11)
+
+    private void channelBind(ClientLink link, StunMessage m, Context ctx) throws StunParseException {
+        TurnAuthenticator.Result a = authenticate(link, m, ctx);
+        if (a == null) {
+            return;
+        }
+        Allocation alloc = authorised(link, m, ctx, a);
+        if (alloc == null) {
+            return;
+        }
+        int channel = m.channelNumber();
+        if (!ChannelData.isLegacyValidChannel(channel) || !m.xorAddress(StunAttribute.XOR_PEER_ADDRESS, ctx.addr)) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: CHANNEL-NUMBER or XOR-PEER-ADDRESS invalid", a.key(), -1);
+            return;
+        }
+        InetSocketAddress peer = ctx.addr.toSocketAddress();
+        int code = checkPeer(ctx.addr, peer, PeerPath.CHANNEL_BIND, ctx);
+        if (code != 0) {
+            error(link, m, ctx, code, a.key(), -1);
+            return;
+        }
+        if (alloc.bindingConflicts(channel, peer)) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: channel or peer already bound differently", a.key(), -1);
+            return;
+        }
+        long now = clock.getAsLong();
+        if (!alloc.hasPermissionCapacity(peer.getAddress())
+                || !alloc.bindChannel(channel, peer, now + TurnConfig.CHANNEL_LIFETIME * 1000L)) {
+            error(link, m, ctx, StunErrorCode.INSUFFICIENT_CAPACITY, a.key(), -1);
+            return;
+        }
+        alloc.installPermission(peer.getAddress(), now + TurnConfig.PERMISSION_LIFETIME * 1000L);
+        metrics.channelBinds.increment();
+        ByteBuf out = link.alloc().ioBuffer(96);
+        success(link, m, ctx, out);
+        seal(link, ctx, out, a.key());
+    }
+
+    // ---------------------------------------------------------------- Send indication (§10.2)
+
+    private Channel send(ClientLink link, StunMessage m, Context ctx) throws StunParseException {
+        Allocation alloc = lookup(link);
+        if (alloc == null) {
+            metrics.droppedNoPermission.increment();
+            return null;
+        }
+        int data = m.find(StunAttribute.DATA);
+        if (data < 0 || !m.xorAddress(StunAttribute.XOR_PEER_ADDRESS, ctx.addr)) {
+            metrics.malformedPackets.increment();
+            return null;
+        }
+        InetSocketAddress peer = ctx.addr.toSocketAddress();
+        if (checkPeer(ctx.addr, peer, PeerPath.SEND, ctx) != 0) {
+            return null;
+        }
+        if (!alloc.hasPermission(peer.getAddress(), clock.getAsLong())) {
+            metrics.droppedNoPermission.increment();
+            return null;
+        }
+        return relayPath.clientSend(alloc, peer, m.buffer(), m.valueOffset(data), m.valueLength(data));
+    }
+}

@@ -1,0 +1,219 @@
+package dev.parley.turn.server;
+
+import dev.parley.platform.turn.TurnCredentials;
+import dev.parley.turn.allocation.Allocation;
+import dev.parley.turn.allocation.AllocationTable;
+import dev.parley.turn.allocation.RelayPorts;
+import dev.parley.turn.auth.NonceService;
+import dev.parley.turn.auth.TurnAuthenticator;
+import dev.parley.turn.auth.UnauthenticatedLimiter;
+import dev.parley.turn.config.TurnConfig;
+import dev.parley.turn.metrics.TurnMetrics;
+import dev.parley.turn.peer.PeerPolicy;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.util.concurrent.EventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+
+/**
+ * The TURN server: UDP listeners (one per event loop with SO_REUSEPORT under epoll), a TCP listener and optionally
+ * a TLS listener on their ports, the allocation table, and the per-loop expiry sweep.
+ */
+public final class TurnServer {
+    private static final Logger LOG = LoggerFactory.getLogger(TurnServer.class);
+    /** Largest datagram the listener accepts whole; WebRTC keeps packets under ~1300 bytes. */
+    static final int MAX_DATAGRAM = 4096;
+
+    private final TurnConfig config;
+    private final TurnMetrics metrics;
+    private final LongSupplier clock;
+    private final Transport transport;
+    private final AllocationTable table;
+    private final RelayPath relayPath;
+    private final TurnRequestHandler requests;
+    private final SelfAddresses self;
+    private final AtomicBoolean draining = new AtomicBoolean();
+    private final List<Channel> listeners = new ArrayList<>();
+    private EventLoopGroup group;
+    private TlsContextReloader tls;
+    private int port;
+    private int tlsPort;
+
+    public TurnServer(TurnConfig config, TurnMetrics metrics, LongSupplier clock) {
+        this(config, metrics, clock, true);
+    }
+
+    public TurnServer(TurnConfig config, TurnMetrics metrics, LongSupplier clock, boolean allowEpoll) {
+        this.config = config;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.transport = new Transport(allowEpoll);
+        this.table = new AllocationTable(config.maxAllocations(), config.maxAllocationsPerUser(),
+                new RelayPorts(config.relayPortMin(), config.relayPortMax()));
+        this.self = new SelfAddresses(config.relayAddress(), config.relayPortMin(), config.relayPortMax(), config.internalPort());
+        this.relayPath = new RelayPath(PeerPolicy.fromAllowList(config.allowedPeers()), metrics, clock, self);
+        TurnAuthenticator auth = new TurnAuthenticator(config.realm(), new TurnCredentials(config.secrets()),
+                new NonceService(config.nonceTtl().toSeconds()));
+        UnauthenticatedLimiter limiter = new UnauthenticatedLimiter(config.unauthenticatedPerSecond(),
+                Math.max(1, Math.min(100, config.unauthenticatedPerSecond())));
+        this.requests = new TurnRequestHandler(config, table, auth, limiter, metrics, clock, relayPath, this::bindRelay,
+                draining::get);
+        metrics.gauges(table::size, table::permissionCount, table::channelCount, () -> draining.get() ? 1 : 0);
+    }
+
+    /** Binds every listener; on any failure closes what was opened and rethrows (no half-started server). */
+    public synchronized TurnServer start() throws InterruptedException {
+        try {
+            return start0();
+        } catch (InterruptedException | RuntimeException e) {
+            stop();
+            throw e;
+        }
+    }
+
+    private TurnServer start0() throws InterruptedException {
+        int loops = Math.max(1, config.eventLoops());
+        group = transport.group(loops);
+        InetSocketAddress bind = new InetSocketAddress(config.bindAddress(), config.port());
+        List<EventLoop> eventLoops = new ArrayList<>();
+        for (EventExecutor e : group) {
+            eventLoops.add((EventLoop) e);
+        }
+        int udpSockets = transport.epoll ? loops : 1;
+        for (int i = 0; i < udpSockets; i++) {
+            Bootstrap b = new Bootstrap().group(eventLoops.get(i)).channel(transport.datagram())
+                    .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
+                    .handler(new UdpListenerHandler(requests, relayPath, metrics));
+            if (transport.epoll) {
+                // several sockets on one port, one per loop; and recvmmsg: up to 16 datagrams per syscall
+                b.option(EpollChannelOption.SO_REUSEPORT, true)
+                        .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
+                        .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM * 16));
+            }
+            Channel ch = b.bind(bind).sync().channel();
+            listeners.add(ch);
+            if (i == 0) {
+                bind = (InetSocketAddress) ch.localAddress(); // port 0: the others join the port the first got
+            }
+        }
+        port = bind.getPort();
+        listeners.add(stream(bind, null));
+        if (config.tlsEnabled()) {
+            tls = new TlsContextReloader(config.tlsCert(), config.tlsKey());
+            Channel t = stream(new InetSocketAddress(config.bindAddress(), config.tlsPort()), tls);
+            tlsPort = ((InetSocketAddress) t.localAddress()).getPort();
+            listeners.add(t);
+            group.next().scheduleWithFixedDelay(tls::reloadIfChanged, 5, 5, TimeUnit.SECONDS);
+        }
+        self.listenerPorts(port, tlsPort);
+        for (EventLoop loop : eventLoops) {
+            loop.scheduleWithFixedDelay(() -> metrics.allocationsExpired.add(table.sweep(loop, clock.getAsLong())),
+                    1, 1, TimeUnit.SECONDS);
+        }
+        LOG.info("TURN listening on {} udp/tcp ({} UDP sockets, {}){}", bind, udpSockets,
+                transport.epoll ? "epoll" : "nio", tlsPort > 0 ? ", tls " + tlsPort : "");
+        return this;
+    }
+
+    private Channel stream(InetSocketAddress bind, TlsContextReloader tlsCtx) throws InterruptedException {
+        ServerBootstrap sb = new ServerBootstrap().group(group).channel(transport.server())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        if (tlsCtx != null) {
+                            ch.pipeline().addLast(tlsCtx.current().newHandler(ch.alloc()));
+                        }
+                        ch.pipeline().addLast(new StreamFrameDecoder(),
+                                new StreamConnectionHandler(requests, relayPath, table, metrics));
+                    }
+                });
+        return sb.bind(bind).sync().channel();
+    }
+
+    private void bindRelay(Allocation a, int relayPort, java.util.function.Consumer<Channel> onBound,
+                           java.util.function.Consumer<Throwable> onFailed) {
+        new Bootstrap().group(a.loop()).channel(transport.datagram())
+                .option(ChannelOption.SO_RCVBUF, 1 << 20).option(ChannelOption.SO_SNDBUF, 1 << 20)
+                .handler(new RelayHandler(a, relayPath))
+                .bind(new InetSocketAddress(config.relayAddress(), relayPort))
+                .addListener((ChannelFuture f) -> {
+                    if (f.isSuccess()) {
+                        onBound.accept(f.channel());
+                    } else {
+                        onFailed.accept(f.cause());
+                    }
+                });
+    }
+
+    /** New Allocates get 403 from now on; existing allocations carry on. */
+    public void startDraining() {
+        draining.set(true);
+    }
+
+    public boolean draining() {
+        return draining.get();
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public int tlsPort() {
+        return tlsPort;
+    }
+
+    public AllocationTable table() {
+        return table;
+    }
+
+    public TurnMetrics metrics() {
+        return metrics;
+    }
+
+    public TurnConfig config() {
+        return config;
+    }
+
+    public boolean epoll() {
+        return transport.epoll;
+    }
+
+    /** Test hook: the request handler, to drive it without sockets. */
+    public TurnRequestHandler requests() {
+        return requests;
+    }
+
+    public synchronized void stop() {
+        if (group == null) {
+            return;
+        }
+        for (Channel c : listeners) {
+            c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+        listeners.clear();
+        for (Allocation a : table.all()) {
+            a.loop().execute(() -> table.close(a));
+        }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        group = null;
+    }
+}
