@@ -44,7 +44,7 @@ import java.util.concurrent.TimeUnit;
  */
 @Context
 @Singleton
-public class GrantService {
+public final class GrantService {
     private static final Logger LOG = LoggerFactory.getLogger(GrantService.class);
     /** Safety margin between grant expiry and what the lease vouches for. */
     static final long LEASE_MARGIN_MS = 300;
@@ -195,6 +195,11 @@ public class GrantService {
             g.pending.add(new Pending(cmd.commandId(), Map.copyOf(cmd.grantTargets()), System.nanoTime(), cmd.endsMeeting()));
         }
         push(meetingId, g);
+    }
+
+    /** After a change outside the command path (leave, reconnect timeout): re-read and push revocations now. */
+    public void refresh(UUID meetingId) {
+        afterTransport(meetingId);
     }
 
     /** After a transport was reserved: the SFU should hold a grant before the client's offer arrives. */
