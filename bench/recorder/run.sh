@@ -58,7 +58,7 @@ etcd --name bench --data-dir "$WORK/etcd" --listen-client-urls "http://127.0.0.1
   --initial-advertise-peer-urls "http://127.0.0.1:$PP" --initial-cluster "bench=http://127.0.0.1:$PP" \
   --log-level error > "$WORK/etcd.log" 2>&1 &
 PIDS+=($!)
-"$JAVA" -cp "recorder-pod/target/test-classes:recorder-pod/target/classes:$(cat "$WORK/cp.txt")" \
+"$JAVA" -cp "recorder-pod/target/test-classes:recorder-pod/target/classes:test-support/target/classes:$(cat "$WORK/cp.txt")" \
   dev.parley.recorder.testing.S3ProxyMain > "$WORK/s3proxy.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do grep -q S3_ENDPOINT "$WORK/s3proxy.log" 2>/dev/null && break; sleep 0.2; done
