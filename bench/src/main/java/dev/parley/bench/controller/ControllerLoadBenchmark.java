@@ -55,6 +55,8 @@ public final class ControllerLoadBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
+        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+                .setLevel(ch.qos.logback.classic.Level.WARN);
         Path jar = Path.of(args.length > 0 ? args[0] : "controller-pod/target/controller-pod.jar");
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
         int workers = args.length > 2 ? Integer.parseInt(args[2]) : 32;
@@ -74,7 +76,9 @@ public final class ControllerLoadBenchmark {
             try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
                 port = s.getLocalPort();
             }
-            ProcessBuilder pb = new ProcessBuilder("java", "-Xmx1g", "-jar", jar.toString());
+            // the same JDK as this JVM (the PATH may hold an older java)
+            String java = ProcessHandle.current().info().command().orElse("java");
+            ProcessBuilder pb = new ProcessBuilder(java, "-Xmx1g", "-jar", jar.toString());
             Map<String, String> env = pb.environment();
             env.put("PARLEY_POD_NAME", "controller-bench");
             env.put("PARLEY_REGION", region);
@@ -94,7 +98,7 @@ public final class ControllerLoadBenchmark {
             Process controller = pb.start();
             try {
                 String base = "http://127.0.0.1:" + port;
-                waitReady(base);
+                waitReady(base, controller);
                 System.out.println("controller up (log " + log + "); warm-up 5 s, then " + seconds + " s with "
                         + workers + " workers, " + attendees + " attendees per meeting");
                 run(base, 5, workers, attendees, false);
@@ -111,9 +115,12 @@ public final class ControllerLoadBenchmark {
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
-    static void waitReady(String base) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    static void waitReady(String base, Process controller) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (System.nanoTime() < deadline) {
+            if (!controller.isAlive()) {
+                throw new IllegalStateException("controller exited with " + controller.exitValue());
+            }
             try {
                 if (HTTP.send(HttpRequest.newBuilder(URI.create(base + "/health")).build(),
                         HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {

@@ -197,6 +197,11 @@ public final class GrantService {
         push(meetingId, g);
     }
 
+    /** After a change outside the command path (leave, reconnect timeout): re-read and push revocations now. */
+    public void refresh(UUID meetingId) {
+        afterTransport(meetingId);
+    }
+
     /** After a transport was reserved: the SFU should hold a grant before the client's offer arrives. */
     public void afterTransport(UUID meetingId) {
         MeetingGrants g = meetings.get(meetingId);
