@@ -138,7 +138,7 @@ public final class TurnServer {
                 // several sockets on one port, one per loop; and recvmmsg: up to 16 datagrams per syscall
                 b.option(EpollChannelOption.SO_REUSEPORT, true)
                         .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
-                        .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM * 16));
+                        .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM * 16));
             }
             Channel ch = b.bind(bind).sync().channel();
             listeners.add(ch);
