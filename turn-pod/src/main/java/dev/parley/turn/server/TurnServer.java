@@ -178,6 +178,9 @@ public final class TurnServer {
                            java.util.function.Consumer<Throwable> onFailed) {
         new Bootstrap().group(a.loop()).channel(transport.datagram())
                 .option(ChannelOption.SO_RCVBUF, 1 << 20).option(ChannelOption.SO_SNDBUF, 1 << 20)
+                // one datagram per read: a relay socket usually has one packet waiting, and reading on until EAGAIN
+                // costs a second syscall per packet; anything left is reported again by epoll
+                .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM).maxMessagesPerRead(1))
                 .handler(new RelayHandler(a, relayPath))
                 .bind(new InetSocketAddress(config.relayAddress(), relayPort))
                 .addListener((ChannelFuture f) -> {
