@@ -264,7 +264,7 @@ export class ParleyClient {
         this.#recompute();
       },
       onNeedNewGeneration: (reason) => { if (this.media === media) this.newGeneration(reason); },
-      answerTimeoutMs: 4000,
+      answerTimeoutMs: 10000,
     });
     this.media = media;
     const local = {
@@ -325,6 +325,7 @@ export class ParleyClient {
   #onSignal(m) {
     if (this.media && this.media.handleMessage(m)) return;
     if (m.type === 'error') {
+      console.warn(`parley: signaling error ${m.code}: ${m.detail || m.message || ''}`);
       if (MEDIA_ERRORS.has(m.code)) {
         // An offer was refused: the SFU behind this generation is gone or the generation is stale.
         this.media?.failPending(m.code);
@@ -345,6 +346,7 @@ export class ParleyClient {
    * @param {Object} ev @param {string} [cursor]
    */
   handleEvent(ev, cursor) {
+    if (!ev.volatile) console.debug(`parley: event ${cursor} ${ev.type} ${ev.participant_id ?? ''} ${ev.admission_state ?? ''}`);
     const before = this.state;
     const { state, effects } = applyEvent(before, ev);
     this.store.set(cursor ? { ...state, cursor } : state);
@@ -415,6 +417,7 @@ export class ParleyClient {
     const [snap, roster] = await Promise.all([this.api.snapshot(this.meetingId), this.#roster().catch(() => null)]);
     const before = this.state;
     const next = applySnapshot(before, snap, roster);
+    console.debug(`parley: snapshot ${snap.control_cursor} roster ${roster ? roster.participants.map((p) => p.participant_id + '/' + p.admission_state).join(',') : 'unavailable'}`);
     this.store.set(next);
     if (before.self.permissions.audio.allowed && !next.self.permissions.audio.allowed) this.#enforceOff('audio');
     if (FINAL.has(next.admission) && !FINAL.has(before.admission)) this.#teardown(next.admission, next.admission);
@@ -682,6 +685,7 @@ export class ParleyClient {
     if (!this.metrics.firstRemoteFrameAt && st.tracks.some((t) => t.kind === 'video' && t.framesDecoded > 0)) {
       this.metrics.firstRemoteFrameAt = performance.now();
     }
+    this.#syncSlotsIfMissing();
     const patch = { quality: { ...this.state.quality, level: worseQuality(st.level, this.state.quality.serverLevel || 'unknown'), rttMs: st.rttMs, lossPct: st.lossPct, source: 'stats' } };
     // Active speaker: the SFU's report wins; without one for 5 s, use received audio levels.
     if (performance.now() - this.lastServerSpeakersAt > 5000) {
@@ -691,6 +695,19 @@ export class ParleyClient {
       if (ids.join() !== this.state.activeSpeakers.join()) patch.activeSpeakers = ids;
     }
     this.store.set(patch);
+  }
+
+  /**
+   * Safety net for a lost track_published hint: while an admitted participant has no attached camera or
+   * microphone, ask the SFU for the current slot map (`subscribe` answers `subscribed {slot_assignments}`),
+   * at most every 2 s.
+   */
+  #syncSlotsIfMissing() {
+    if (!this.signaling?.open || !this.media || this.state.connection !== 'connected') return;
+    const missing = Object.values(this.state.participants).some((p) => !p.tracks?.camera?.attached || !p.tracks?.microphone?.attached);
+    if (!missing || performance.now() - (this.lastSlotSync || 0) < 2000) return;
+    this.lastSlotSync = performance.now();
+    this.signaling.send({ type: 'subscribe', tracks: this.viewport });
   }
 
   #recompute() {
@@ -709,6 +726,7 @@ export class ParleyClient {
     const from = this.state.connection;
     if (from === to) { if (reason) this.store.set({ connectionReason: reason }); return; }
     if (!canTransition(from, to)) { console.warn(`ignored connection transition ${from} -> ${to}`); return; }
+    console.info(`parley: connection ${from} -> ${to}${reason ? ' (' + reason + ')' : ''}`);
     this.store.set({ connection: to, connectionReason: reason });
   }
 

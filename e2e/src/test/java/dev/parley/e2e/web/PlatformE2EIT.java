@@ -324,6 +324,8 @@ class PlatformE2EIT {
             .setViewportSize(1366, 800).setPermissions(List.of("camera", "microphone")));
         Page page = ctx.newPage();
         page.onDialog(d -> d.accept());
+        page.onConsoleMessage(m -> System.out.println("[" + name + " " + m.type() + "] " + m.text()));
+        page.onPageError(e -> System.out.println("[" + name + " pageerror] " + e));
         page.navigate(baseUrl + "/");
         return new Person(name, ctx, page);
     }
@@ -340,7 +342,7 @@ class PlatformE2EIT {
     }
 
     private void waitConnected(Person p) {
-        awaitTrue(() -> "connected".equals(p.page().evaluate("() => window.parleyApp?.client?.state.connection")), Duration.ofSeconds(20), p.name() + " connected");
+        awaitTrue(() -> "connected".equals(p.page().evaluate("() => window.parleyApp?.client?.state.connection")), Duration.ofSeconds(40), p.name() + " connected");
     }
 
     /** Skips (JUnit assumption, reported with its reason) when the platform jars are not built. */
@@ -380,6 +382,30 @@ class PlatformE2EIT {
 
     /** framesDecoded (video) or audio samples and packets grow for every listed participant. */
     private void awaitMediaFrom(Person p, List<String> pids, String source, Duration timeout) {
+        try {
+            awaitMediaFrom0(p, pids, source, timeout);
+        } catch (AssertionError e) {
+            StringBuilder all = new StringBuilder();
+            for (Person x : new Person[] {host, guestA, guestB}) {
+                if (x != null && x != p) all.append("\n  ").append(x.name()).append(": ").append(diag(x));
+            }
+            throw new AssertionError(e.getMessage() + "\nclient state of " + p.name() + ": " + diag(p) + all, e);
+        }
+    }
+
+    private Object diag(Person p) {
+        try {
+            return p.page().evaluate("async () => { const c = window.parleyApp?.client; if (!c) return 'no client';"
+                + " return JSON.stringify({ self: c.state.self.participant_id, connection: c.state.connection, gen: c.state.transportGeneration,"
+                + " slots: c.debug().slots, roster: Object.values(c.state.participants).map(p => [p.participant_id, Object.keys(p.tracks)]),"
+                + " stats: c.media ? (await c.media.stats()).tracks.map(t => [t.mid, t.participantId, t.kind, t.framesDecoded, t.packetsReceived]) : null,"
+                + " out: c.media ? await c.media.publishStats() : null }); }");
+        } catch (RuntimeException e) {
+            return "(no diagnostics: " + e.getMessage() + ")";
+        }
+    }
+
+    private void awaitMediaFrom0(Person p, List<String> pids, String source, Duration timeout) {
         for (String pid : pids) {
             awaitTrue(() -> {
                 Map<String, Double> a = counters(p, pid, source);

@@ -388,17 +388,27 @@ public final class PoolReconcile {
         }
     }
 
+    /** Read-modify-write of a pod, retried when someone else (kubectl-parley, kubelet) changed it meanwhile. */
     private void editPod(PoolDefinition def, String name, java.util.function.Consumer<Pod> change) {
-        client.pods().inNamespace(def.namespace()).withName(name).edit(p -> {
-            if (p.getMetadata().getAnnotations() == null) {
-                p.getMetadata().setAnnotations(new HashMap<>());
+        for (int attempt = 1; ; attempt++) {
+            try {
+                client.pods().inNamespace(def.namespace()).withName(name).edit(p -> {
+                    if (p.getMetadata().getAnnotations() == null) {
+                        p.getMetadata().setAnnotations(new HashMap<>());
+                    }
+                    if (p.getMetadata().getLabels() == null) {
+                        p.getMetadata().setLabels(new HashMap<>());
+                    }
+                    change.accept(p);
+                    return p;
+                });
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt >= 5) {
+                    throw e;
+                }
             }
-            if (p.getMetadata().getLabels() == null) {
-                p.getMetadata().setLabels(new HashMap<>());
-            }
-            change.accept(p);
-            return p;
-        });
+        }
     }
 
     private Pod refetch(Pod p) {

@@ -285,6 +285,40 @@ class TurnServerTest {
     }
 
     @Test
+    void evenPortReservationsHandOutTheOddNeighbour() throws Exception {
+        InetSocketAddress addr = start(Map.of());
+        TurnCredential cred = cred("rtp");
+        StunMessage rtp = udpClient(addr).allocate(cred.username(), cred.password(), w -> w.evenPort(true));
+        assertThat(rtp.messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
+        int evenPort = rtp.xorAddress(StunAttribute.XOR_RELAYED_ADDRESS).getPort();
+        assertThat(evenPort % 2).isZero();
+        long token = rtp.uint64(StunAttribute.RESERVATION_TOKEN, 0);
+        assertThat(token).isNotZero();
+        assertThat(server.table().reservationCount()).isEqualTo(1);
+
+        TestTurnClient rtcpClient = udpClient(addr);
+        StunMessage rtcp = rtcpClient.allocate(cred.username(), cred.password(),
+                w -> w.uint64(StunAttribute.RESERVATION_TOKEN, token));
+        assertThat(rtcp.xorAddress(StunAttribute.XOR_RELAYED_ADDRESS).getPort()).isEqualTo(evenPort + 1);
+        assertThat(server.table().reservationCount()).isZero();
+        // a token works once; unknown tokens get 508; EVEN-PORT with a token is a bad request
+        assertThat(udpClient(addr).allocate(cred.username(), cred.password(),
+                w -> w.uint64(StunAttribute.RESERVATION_TOKEN, token)).errorCode()).isEqualTo(508);
+        assertThat(udpClient(addr).allocate(cred.username(), cred.password(),
+                w -> w.evenPort(false).uint64(StunAttribute.RESERVATION_TOKEN, 42)).errorCode()).isEqualTo(400);
+        StunMessage plainEven = udpClient(addr).allocate(cred.username(), cred.password(), w -> w.evenPort(false));
+        assertThat(plainEven.xorAddress(StunAttribute.XOR_RELAYED_ADDRESS).getPort() % 2).isZero();
+        assertThat(plainEven.has(StunAttribute.RESERVATION_TOKEN)).isFalse();
+        // an unused reservation lapses after ~30 s and frees its port
+        StunMessage again = udpClient(addr).allocate(cred.username(), cred.password(), w -> w.evenPort(true));
+        assertThat(again.has(StunAttribute.RESERVATION_TOKEN)).isTrue();
+        int inUse = server.table().ports().inUse();
+        clock.addAndGet(31_000);
+        await().atMost(Duration.ofSeconds(3)).until(() -> server.table().reservationCount() == 0);
+        assertThat(server.table().ports().inUse()).isEqualTo(inUse - 1);
+    }
+
+    @Test
     void quotasPerUserAndTotal() throws Exception {
         InetSocketAddress addr = start(Map.of("PARLEY_TURN_MAX_ALLOCATIONS_PER_USER", "2", "PARLEY_TURN_MAX_ALLOCATIONS", "3"));
         TurnCredential frank = cred("frank");
