@@ -39,6 +39,7 @@ public final class LocalPodRunner implements AutoCloseable {
     private final Map<String, Path> jars;
     private final Path logDir;
     private final Map<String, Process> running = new ConcurrentHashMap<>();
+    private final java.util.Set<String> stopping = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
 
     /** @param jars component label value (sfu, turn) → runnable jar */
@@ -73,7 +74,7 @@ public final class LocalPodRunner implements AutoCloseable {
             }
             for (var e : running.entrySet()) {
                 boolean exists = pods.stream().anyMatch(p -> p.getMetadata().getName().equals(e.getKey()));
-                if (!exists && e.getValue().isAlive()) {
+                if (!exists && e.getValue().isAlive() && stopping.add(e.getKey())) {
                     LOG.info("pod {} deleted: stopping its process", e.getKey());
                     e.getValue().destroy();
                 } else if (exists && !e.getValue().isAlive()) {
