@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OperatorLocalPodsIT {
     static final Path SFU_JAR = Path.of("..", "sfu-pod", "target", "sfu-pod.jar");
+    static final Path TURN_JAR = Path.of("..", "turn-pod", "target", "turn-pod.jar");
 
     @TempDir
     Path logs;
@@ -69,6 +70,37 @@ class OperatorLocalPodsIT {
             assertThat(h.operatorRegistry.loads(PoolKind.SFU, "local")).doesNotContainKey(victim);
             assertThat(h.eventsAbout(ns, victim, "DrainPhase1Draining")).singleElement()
                     .satisfies(e -> assertThat(e.getMessage()).contains("pod signalled=true"));
+        }
+    }
+
+    @Test
+    void realTurnProcessRegistersAndIsDrainedAndReplaced() throws Exception {
+        assumeTrue(Files.isRegularFile(TURN_JAR),
+                "turn-pod/target/turn-pod.jar not built: the local-process TURN e2e needs it (./mvnw -pl turn-pod -am package)");
+        String ns = "local-turn";
+        try (OperatorHarness h = new OperatorHarness();
+             LocalPodRunner runner = new LocalPodRunner(h.client, ns, Map.of(ParleyApi.COMPONENT_TURN, TURN_JAR), logs)) {
+            h.client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName("parley-internal").endMetadata()
+                    .addToStringData("secret", "test-internal-secret").build()).create();
+            h.client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName("parley-turn").endMetadata()
+                    .addToStringData("secrets", "e2e-turn-secret").build()).create();
+            var region = Pools.region(ns, "lt", "lt", java.util.List.of());
+            region.getSpec().turnHost = null;
+            h.client.resources(dev.parley.operator.crd.MediaRegion.class).inNamespace(ns).resource(region).create();
+            await().atMost(Duration.ofSeconds(90)).until(() -> h.operatorRegistry.loads(PoolKind.TURN, "lt").size() == 1);
+            String first = h.operatorRegistry.loads(PoolKind.TURN, "lt").keySet().iterator().next();
+            assertThat(h.operatorRegistry.loads(PoolKind.TURN, "lt").get(first).internalUrl()).startsWith("http://127.0.0.1:");
+
+            Pools.requestDrain(h.client, ns, first, "e2e");
+            await().atMost(Duration.ofSeconds(90)).until(() -> h.client.pods().inNamespace(ns).withName(first).get() == null);
+            await().atMost(Duration.ofSeconds(30)).until(() -> !runner.isRunning(first));
+            assertThat(h.eventsAbout(ns, first, "DrainPhase1Draining")).singleElement()
+                    .satisfies(e -> assertThat(e.getMessage()).contains("pod signalled=true"));
+            // the replacement TURN process registers under a new name
+            await().atMost(Duration.ofSeconds(90)).until(() -> {
+                var loads = h.operatorRegistry.loads(PoolKind.TURN, "lt");
+                return loads.size() == 1 && !loads.containsKey(first);
+            });
         }
     }
 
