@@ -104,6 +104,54 @@ class OperatorLocalPodsIT {
         }
     }
 
+    /**
+     * Real allocation load from coturn's turnutils_uclient (a third-party TURN client) on the real TURN process
+     * makes the TURN pool grow: a second TURN process appears and registers.
+     */
+    @Test
+    void turnPoolScalesUpOnRealAllocations() throws Exception {
+        assumeTrue(Files.isRegularFile(TURN_JAR), "turn-pod/target/turn-pod.jar not built (./mvnw -pl turn-pod -am package)");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/turnutils_uclient")), "coturn's turnutils_uclient is not installed");
+        String ns = "turn-load";
+        try (OperatorHarness h = new OperatorHarness();
+             LocalPodRunner runner = new LocalPodRunner(h.client, ns, Map.of(ParleyApi.COMPONENT_TURN, TURN_JAR), logs)) {
+            h.client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName("parley-turn").endMetadata()
+                    .addToStringData("secrets", "e2e-turn-secret").build()).create();
+            var region = Pools.region(ns, "tl", "tl", java.util.List.of());
+            region.getSpec().turnHost = null;
+            region.getSpec().turn.autoscaling.allocationsPerPod = 10L;
+            region.getSpec().turn.maxReplicas = 3;
+            region.getSpec().turn.template.env.add(new io.fabric8.kubernetes.api.model.EnvVar("PARLEY_TURN_ALLOWED_PEERS", "127.0.0.1/32", null));
+            h.client.resources(dev.parley.operator.crd.MediaRegion.class).inNamespace(ns).resource(region).create();
+            await().atMost(Duration.ofSeconds(90)).until(() -> h.operatorRegistry.loads(PoolKind.TURN, "tl").size() == 1);
+            String first = h.operatorRegistry.loads(PoolKind.TURN, "tl").keySet().iterator().next();
+            String turnPort = runner.env(first).get("PARLEY_TURN_PORT");
+
+            // TURN REST credentials (docs/contracts.md): username {expiry}:{participant}, password base64(HMAC-SHA1)
+            String user = (System.currentTimeMillis() / 1000 + 600) + ":load-client";
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA1");
+            mac.init(new javax.crypto.spec.SecretKeySpec("e2e-turn-secret".getBytes(java.nio.charset.StandardCharsets.UTF_8), "HmacSHA1"));
+            String pass = Base64.getEncoder().encodeToString(mac.doFinal(user.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            int peerPort = 20000 + new java.util.Random().nextInt(20000);
+            Process peer = new ProcessBuilder("/usr/bin/turnutils_peer", "-L", "127.0.0.1", "-p", String.valueOf(peerPort))
+                    .redirectErrorStream(true).redirectOutput(logs.resolve("peer.log").toFile()).start();
+            Process client = new ProcessBuilder("/usr/bin/turnutils_uclient", "-u", user, "-w", pass, "-e", "127.0.0.1",
+                    "-r", String.valueOf(peerPort), "-p", turnPort, "-m", "5", "-n", "2000", "-l", "100", "-c", "127.0.0.1")
+                    .redirectErrorStream(true).redirectOutput(logs.resolve("uclient.log").toFile()).start();
+            try {
+                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() ->
+                        h.operatorRegistry.loads(PoolKind.TURN, "tl").get(first).allocations() >= 7);
+                await().atMost(Duration.ofSeconds(90)).until(() -> h.operatorRegistry.loads(PoolKind.TURN, "tl").size() >= 2);
+                assertThat(runner.runningProcesses()).isGreaterThanOrEqualTo(2);
+                assertThat(h.eventsAbout(ns, "tl", "ScalingUp")).isNotEmpty()
+                        .allSatisfy(e -> assertThat(e.getMessage()).startsWith("TURN tl-turn: 1 -> 2"));
+            } finally {
+                client.destroyForcibly();
+                peer.destroyForcibly();
+            }
+        }
+    }
+
     /** An ES256 public JWK for the SFU's PARLEY_TICKET_PUBLIC_JWK. */
     static String publicJwk() throws Exception {
         KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
