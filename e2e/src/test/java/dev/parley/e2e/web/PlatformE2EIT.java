@@ -399,7 +399,11 @@ class PlatformE2EIT {
                 + " return JSON.stringify({ self: c.state.self.participant_id, connection: c.state.connection, gen: c.state.transportGeneration,"
                 + " slots: c.debug().slots, roster: Object.values(c.state.participants).map(p => [p.participant_id, Object.keys(p.tracks)]),"
                 + " stats: c.media ? (await c.media.stats()).tracks.map(t => [t.mid, t.participantId, t.kind, t.framesDecoded, t.packetsReceived]) : null,"
-                + " out: c.media ? await c.media.publishStats() : null }); }");
+                + " out: c.media ? await c.media.publishStats() : null,"
+                + " local: { mic: c.local.microphone && [c.local.microphone.readyState, c.local.microphone.enabled], cam: c.local.camera && [c.local.camera.readyState, c.local.camera.enabled] },"
+                + " selfState: [c.state.self.mic, c.state.self.camera, c.state.self.permissions],"
+                + " senders: c.media ? c.media.pub.getTransceivers().map(t => [t.mid, t.direction, t.currentDirection, t.sender.track && t.sender.track.readyState]) : null,"
+                + " pubState: c.media ? [c.media.pub.connectionState, c.media.pub.iceConnectionState] : null }); }");
         } catch (RuntimeException e) {
             return "(no diagnostics: " + e.getMessage() + ")";
         }
