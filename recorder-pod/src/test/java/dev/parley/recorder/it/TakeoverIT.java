@@ -110,7 +110,7 @@ class TakeoverIT {
                 Awaits.until(() -> state(store, job).map(m -> m.segments.stream()
                         .filter(x -> x.generation() == 2).map(Manifest.SegmentEntry::trackId).distinct().count() == 2
                         && m.segments.stream().filter(x -> x.generation() == 2).count() >= 4).orElse(false), 60);
-                pub.close(); // the meeting ends
+                pub.stop(); // the meeting ends
                 Thread.sleep(500);
                 gen2.requestStop("test: meeting ended");
                 t.join(180_000);

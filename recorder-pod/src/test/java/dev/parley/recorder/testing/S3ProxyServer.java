@@ -75,8 +75,12 @@ public final class S3ProxyServer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        stop();
+    public void close() {
+        try {
+            stop();
+        } catch (Exception e) {
+            throw new IllegalStateException("stopping s3proxy", e);
+        }
         if (context != null) {
             context.close();
             context = null;
