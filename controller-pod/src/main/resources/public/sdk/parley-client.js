@@ -21,7 +21,7 @@ export { ApiClient, SignalingClient, MediaSession, Store, CommandQueue, ParleyEr
 /** Signaling error codes meaning "this media transport cannot go on": get a new generation. */
 const MEDIA_ERRORS = new Set(['media_server_unavailable', 'media_server_error', 'stale_generation', 'stale_epoch', 'sfu_unavailable', 'transport_gone', 'transport_failed', 'not_authorized']);
 /** Signaling errors that are handled by reconnecting; not worth a toast. */
-const QUIET_ERRORS = new Set(['expired', 'replayed', 'ticket_expired', 'ticket_replayed', 'owner_changed', 'owner_unavailable', 'already_joined']);
+const QUIET_ERRORS = new Set(['not_found', 'expired', 'replayed', 'ticket_expired', 'ticket_replayed', 'owner_changed', 'owner_unavailable', 'already_joined']);
 
 /** Final admission states: nothing more can happen in this participation. */
 const FINAL = new Set(['removed', 'denied', 'ended']);
@@ -166,13 +166,17 @@ export class ParleyClient {
    * controller answers with the next generation (new SFU transport).
    */
   async #requestTransport({ fresh = false } = {}) {
-    if (fresh || !this.transportKey) this.transportKey = idempotencyKey('transport');
+    // An attempt is its key AND its body: resending the key with another body is a 409 by design.
+    if (fresh || !this.transportAttempt) {
+      this.transportAttempt = {
+        key: idempotencyKey('transport'),
+        body: { expected_transport_generation: this.transportExpected ?? this.state.transportGeneration, device_key_id: this.clientInstanceId },
+      };
+    }
     let r;
     try {
-      r = await this.api.createTransport(this.meetingId, this.state.self.participant_id, {
-        expected_transport_generation: this.transportExpected ?? this.state.transportGeneration,
-        device_key_id: this.clientInstanceId,
-      }, { idempotencyKey: this.transportKey });
+      r = await this.api.createTransport(this.meetingId, this.state.self.participant_id, this.transportAttempt.body,
+        { idempotencyKey: this.transportAttempt.key });
     } catch (e) {
       const current = e?.raw?.current_transport_generation;
       if (e instanceof ParleyError && (e.code === 'transport_attempt_superseded' || e.code === 'stale_transport_generation') && Number.isFinite(Number(current)) && !fresh) {

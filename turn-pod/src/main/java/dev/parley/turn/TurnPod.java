@@ -83,7 +83,9 @@ public final class TurnPod implements AutoCloseable {
         n.put("pod", config.podName());
         n.put("region", config.region());
         n.put("state", server.draining() ? "DRAINING" : "ACTIVE");
-        n.put("internal_url", "http://" + hostLiteral(config.bindAddress()) + ":" + (http == null ? config.internalPort() : http.port()));
+        // the operator posts /drain here: a wildcard bind is reached on the pod's own (relay) address
+        java.net.InetAddress internalHost = config.bindAddress().isAnyLocalAddress() ? config.relayAddress() : config.bindAddress();
+        n.put("internal_url", "http://" + hostLiteral(internalHost) + ":" + (http == null ? config.internalPort() : http.port()));
         ArrayNode urls = n.putArray("urls");
         urls.add("turn:" + host + ":" + server.port() + "?transport=udp");
         urls.add("turn:" + host + ":" + server.port() + "?transport=tcp");

@@ -39,6 +39,8 @@ public final class LocalPodRunner implements AutoCloseable {
     private final Map<String, Path> jars;
     private final Path logDir;
     private final Map<String, Process> running = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, String>> envs = new ConcurrentHashMap<>();
+    private final java.util.Set<String> stopping = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
 
     /** @param jars component label value (sfu, turn) → runnable jar */
@@ -73,7 +75,7 @@ public final class LocalPodRunner implements AutoCloseable {
             }
             for (var e : running.entrySet()) {
                 boolean exists = pods.stream().anyMatch(p -> p.getMetadata().getName().equals(e.getKey()));
-                if (!exists && e.getValue().isAlive()) {
+                if (!exists && e.getValue().isAlive() && stopping.add(e.getKey())) {
                     LOG.info("pod {} deleted: stopping its process", e.getKey());
                     e.getValue().destroy();
                 } else if (exists && !e.getValue().isAlive()) {
@@ -99,6 +101,7 @@ public final class LocalPodRunner implements AutoCloseable {
             pb.environment().putAll(env);
             pb.redirectErrorStream(true).redirectOutput(logDir.resolve(name + ".log").toFile());
             running.put(name, pb.start());
+            envs.put(name, Map.copyOf(env));
             client.pods().inNamespace(namespace).withName(name).editStatus(x -> {
                 x.setStatus(new PodStatusBuilder().withPhase("Running").withPodIP("127.0.0.1").withHostIP("127.0.0.1")
                         .withStartTime(Instant.now().toString())
@@ -160,6 +163,11 @@ public final class LocalPodRunner implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The environment the pod's process got (after port remapping), e.g. to find its TURN port. */
+    public Map<String, String> env(String pod) {
+        return envs.getOrDefault(pod, Map.of());
     }
 
     public Path log(String pod) {

@@ -138,7 +138,7 @@ public final class TurnServer {
                 // several sockets on one port, one per loop; and recvmmsg: up to 16 datagrams per syscall
                 b.option(EpollChannelOption.SO_REUSEPORT, true)
                         .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
-                        .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM * 16));
+                        .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM * 16));
             }
             Channel ch = b.bind(bind).sync().channel();
             listeners.add(ch);
@@ -178,6 +178,9 @@ public final class TurnServer {
                            java.util.function.Consumer<Throwable> onFailed) {
         new Bootstrap().group(a.loop()).channel(transport.datagram())
                 .option(ChannelOption.SO_RCVBUF, 1 << 20).option(ChannelOption.SO_SNDBUF, 1 << 20)
+                // one datagram per read: a relay socket usually has one packet waiting, and reading on until EAGAIN
+                // costs a second syscall per packet; anything left is reported again by epoll
+                .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM).maxMessagesPerRead(1))
                 .handler(new RelayHandler(a, relayPath))
                 .bind(new InetSocketAddress(config.relayAddress(), relayPort))
                 .addListener((ChannelFuture f) -> {

@@ -44,10 +44,30 @@ class TurnServerTest {
     private TurnMetrics metrics;
 
     private InetSocketAddress start(Map<String, String> overrides) throws Exception {
+        return start(overrides, true);
+    }
+
+    private InetSocketAddress start(Map<String, String> overrides, boolean epoll) throws Exception {
         TurnConfig config = TurnFixture.config(overrides);
         metrics = new TurnMetrics();
-        server = new TurnServer(config, metrics, clock::get).start();
+        server = new TurnServer(config, metrics, clock::get, epoll).start();
         return new InetSocketAddress("127.0.0.1", server.port());
+    }
+
+    @Test
+    void nioFallbackRelaysToo() throws Exception {
+        InetSocketAddress addr = start(Map.of(), false);
+        assertThat(server.epoll()).isFalse();
+        TestTurnClient c = udpClient(addr);
+        TurnCredential cred = cred("nio");
+        InetSocketAddress relayed = c.allocate(cred.username(), cred.password()).xorAddress(StunAttribute.XOR_RELAYED_ADDRESS);
+        DatagramSocket peer = peer("127.0.0.1");
+        assertThat(c.channelBind(0x4001, ip("127.0.0.1"), peer.getLocalPort()).messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
+        c.sendChannelData(0x4001, bytes("nio out"));
+        assertThat(receive(peer)).isEqualTo("nio out");
+        peer.send(new DatagramPacket(bytes("nio in"), 6, relayed));
+        byte[] frame = c.receive(1500);
+        assertThat(new String(frame, 4, frame.length - 4, StandardCharsets.UTF_8)).isEqualTo("nio in");
     }
 
     private TestTurnClient udpClient(InetSocketAddress addr) throws Exception {
