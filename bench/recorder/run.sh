@@ -49,7 +49,7 @@ PY
 }
 
 if [ ! -f "$JAR" ]; then ./mvnw -B -q -pl recorder-pod -am package -DskipTests; fi
-./mvnw -B -q -pl recorder-pod test-compile dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" -Dmdep.includeScope=test
+./mvnw -B -q -pl recorder-pod -am test-compile dependency:build-classpath -Dmdep.outputFile="$WORK/cp.txt" -Dmdep.includeScope=test
 
 # etcd and s3proxy on loopback
 EP=$(freeport); PP=$(freeport)

@@ -7,7 +7,8 @@
 #
 # Usage: bench/turn/run.sh [levels...]        (levels are per-session packet intervals in ms; default "20 10 5 2")
 # Env:   PROCS (uclient processes, default 4), SESSIONS (sessions per process, default 10), SECONDS_PER_LEVEL (5),
-#        MSG_BYTES (160), PARLEY_LOOPS (Parley event loops, default nproc), KEEP=1 keeps the work directory.
+#        MSG_BYTES (160), PARLEY_LOOPS (Parley event loops, default nproc), WARMUP_ROUNDS (3), KEEP=1 keeps the
+#        work directory (uclient outputs, server logs).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -89,9 +90,13 @@ run_level() {
     }' "${outs[@]}"
 }
 
-echo "warm-up (JIT for Parley; same load for coturn)"
-run_level parley "$PARLEY_PID" $PARLEY_PORT 10 >/dev/null
-run_level coturn "$COTURN_PID" $COTURN_PORT 10 >/dev/null
+# A JVM compiles its hot paths during the first ~100k packets; a relay runs for days, so measure it warm.
+# coturn gets the same load so both have touched their allocation paths.
+echo "warm-up: ${WARMUP_ROUNDS:=3} rounds at z=5ms per server"
+for _ in $(seq 1 "$WARMUP_ROUNDS"); do
+  _r=$(run_level parley "$PARLEY_PID" $PARLEY_PORT 5)
+  _r=$(run_level coturn "$COTURN_PID" $COTURN_PORT 5)
+done
 
 RESULTS="$WORK/results.txt"
 printf "%-9s %-7s %10s %12s %14s %8s %8s\n" level server offered_pps relayed_pps cpu_s_per_M loss_% rtt_ms | tee "$RESULTS"

@@ -422,7 +422,7 @@ test('signaling: join, ordered events, drop -> resume with the last applied curs
   await waitFor(() => s1.sent.some((m) => m.type === 'ping'), 2000, 'ping');
   s1.close(1006);
   await waitFor(() => ScriptedSocket.all.length === 2 && ScriptedSocket.all[1].sent.length > 0, 3000, 'reconnect');
-  const s2 = ScriptedSocket.all[1];
+  let s2 = ScriptedSocket.all[1];
   eq(s2.sent[0], { type: 'resume', connect_ticket: 'ticket-2', resume_after: '5.12' }, 'fresh single-use ticket + cursor');
   ok(states.includes('reconnecting'), 'reported reconnecting');
   s2.serverSend({ type: 'joined', cursor: '5.13' });
@@ -441,7 +441,16 @@ test('signaling: join, ordered events, drop -> resume with the last applied curs
   s2.serverSend({ type: 'snapshot_required' });
   await waitFor(() => resyncs === 2, 2000, 'snapshot_required -> resync');
   eq(sig.resumeLog, ['5.12']);
+  sig.drop();
+  await waitFor(() => ScriptedSocket.all.length === 3 && ScriptedSocket.all[2].sent.length > 0, 3000, 'reconnect after drop');
+  eq(ScriptedSocket.all[2].sent[0].type, 'resume');
+  eq(ScriptedSocket.all[2].sent[0].resume_after, sig.cursor.value, 'drop resumes from the cursor');
+  const s3 = ScriptedSocket.all[2];
+  s3.serverSend({ type: 'joined', cursor: sig.cursor.value });
   sig.close();
+  const s2closed = s2.readyState;
+  eq(s2closed, 3, 'the dropped socket is closed');
+  s2 = s3;
   eq(s2.sent.at(-1), { type: 'leave' });
 });
 

@@ -37,6 +37,14 @@ export class MeetingView {
     this.el = h('section', { class: 'meeting', 'data-testid': 'meeting' },
       this.head, this.banner, h('div', { class: 'body' }, h('div', { class: 'stage-wrap' }, this.stage, this.strip), this.side), this.controls, this.dialog, this.audioBox);
     root.replaceChildren(this.el);
+    // One open action menu at a time; choosing an action closes it (it would cover the rows below).
+    this.side.addEventListener('toggle', (e) => {
+      if (e.target.tagName === 'DETAILS' && e.target.open) for (const d of this.side.querySelectorAll('details[open]')) if (d !== e.target) d.open = false;
+    }, true);
+    this.side.addEventListener('click', (e) => {
+      const b = e.target.closest('.menu button');
+      if (b) b.closest('details').open = false;
+    });
     this.resize = new ResizeObserver(() => this.#reportViewport());
     this.resize.observe(this.stage);
   }

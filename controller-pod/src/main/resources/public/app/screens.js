@@ -125,10 +125,15 @@ export function preJoinScreen(o) {
     fill(camSel, d.cameras, stream?.getVideoTracks()[0]?.getSettings().deviceId, 'Camera');
     fill(micSel, d.microphones, a?.getSettings().deviceId, 'Microphone');
   };
-  camSel.addEventListener('change', open);
-  micSel.addEventListener('change', open);
-  const form = h('form', { class: 'card prejoin', onsubmit: (e) => {
+  let opening = null;
+  const reopen = () => { opening = open().catch(() => {}); return opening; };
+  camSel.addEventListener('change', reopen);
+  micSel.addEventListener('change', reopen);
+  const form = h('form', { class: 'card prejoin', onsubmit: async (e) => {
     e.preventDefault();
+    // A quick click must not join without devices: wait for the camera/microphone being opened.
+    joinBtn.disabled = true;
+    await opening;
     stopMeter();
     o.onJoin({ displayName: name.value.trim() || o.name, stream, micOn: micOn.checked, camOn: camOn.checked });
   } },
@@ -140,7 +145,7 @@ export function preJoinScreen(o) {
   h('div', { class: 'field check' }, micOn, h('label', { for: 'pj-mic' }, 'Join with microphone on')),
   h('div', { class: 'field check' }, camOn, h('label', { for: 'pj-cam' }, 'Join with camera on')),
   h('div', { class: 'row' }, h('button', { type: 'button', onclick: () => { stopMeter(); stream?.getTracks().forEach((t) => t.stop()); o.onBack(); } }, 'Back'), joinBtn));
-  open();
+  reopen();
   return h('div', { class: 'center' }, brand(), form);
 }
 

@@ -21,7 +21,7 @@ export { ApiClient, SignalingClient, MediaSession, Store, CommandQueue, ParleyEr
 /** Signaling error codes meaning "this media transport cannot go on": get a new generation. */
 const MEDIA_ERRORS = new Set(['media_server_unavailable', 'media_server_error', 'stale_generation', 'stale_epoch', 'sfu_unavailable', 'transport_gone', 'transport_failed', 'not_authorized']);
 /** Signaling errors that are handled by reconnecting; not worth a toast. */
-const QUIET_ERRORS = new Set(['expired', 'replayed', 'ticket_expired', 'ticket_replayed', 'owner_changed', 'owner_unavailable', 'already_joined']);
+const QUIET_ERRORS = new Set(['not_found', 'expired', 'replayed', 'ticket_expired', 'ticket_replayed', 'owner_changed', 'owner_unavailable', 'already_joined']);
 
 /** Final admission states: nothing more can happen in this participation. */
 const FINAL = new Set(['removed', 'denied', 'ended']);
@@ -166,13 +166,17 @@ export class ParleyClient {
    * controller answers with the next generation (new SFU transport).
    */
   async #requestTransport({ fresh = false } = {}) {
-    if (fresh || !this.transportKey) this.transportKey = idempotencyKey('transport');
+    // An attempt is its key AND its body: resending the key with another body is a 409 by design.
+    if (fresh || !this.transportAttempt) {
+      this.transportAttempt = {
+        key: idempotencyKey('transport'),
+        body: { expected_transport_generation: this.transportExpected ?? this.state.transportGeneration, device_key_id: this.clientInstanceId },
+      };
+    }
     let r;
     try {
-      r = await this.api.createTransport(this.meetingId, this.state.self.participant_id, {
-        expected_transport_generation: this.transportExpected ?? this.state.transportGeneration,
-        device_key_id: this.clientInstanceId,
-      }, { idempotencyKey: this.transportKey });
+      r = await this.api.createTransport(this.meetingId, this.state.self.participant_id, this.transportAttempt.body,
+        { idempotencyKey: this.transportAttempt.key });
     } catch (e) {
       const current = e?.raw?.current_transport_generation;
       if (e instanceof ParleyError && (e.code === 'transport_attempt_superseded' || e.code === 'stale_transport_generation') && Number.isFinite(Number(current)) && !fresh) {
@@ -264,7 +268,7 @@ export class ParleyClient {
         this.#recompute();
       },
       onNeedNewGeneration: (reason) => { if (this.media === media) this.newGeneration(reason); },
-      answerTimeoutMs: 4000,
+      answerTimeoutMs: 10000,
     });
     this.media = media;
     const local = {
@@ -325,6 +329,7 @@ export class ParleyClient {
   #onSignal(m) {
     if (this.media && this.media.handleMessage(m)) return;
     if (m.type === 'error') {
+      console.warn(`parley: signaling error ${m.code}: ${m.detail || m.message || ''}`);
       if (MEDIA_ERRORS.has(m.code)) {
         // An offer was refused: the SFU behind this generation is gone or the generation is stale.
         this.media?.failPending(m.code);
@@ -345,6 +350,7 @@ export class ParleyClient {
    * @param {Object} ev @param {string} [cursor]
    */
   handleEvent(ev, cursor) {
+    if (!ev.volatile) console.debug(`parley: event ${cursor} ${ev.type} ${ev.participant_id ?? ''} ${ev.admission_state ?? ''}`);
     const before = this.state;
     const { state, effects } = applyEvent(before, ev);
     this.store.set(cursor ? { ...state, cursor } : state);
@@ -415,6 +421,7 @@ export class ParleyClient {
     const [snap, roster] = await Promise.all([this.api.snapshot(this.meetingId), this.#roster().catch(() => null)]);
     const before = this.state;
     const next = applySnapshot(before, snap, roster);
+    console.debug(`parley: snapshot ${snap.control_cursor} roster ${roster ? roster.participants.map((p) => p.participant_id + '/' + p.admission_state).join(',') : 'unavailable'}`);
     this.store.set(next);
     if (before.self.permissions.audio.allowed && !next.self.permissions.audio.allowed) this.#enforceOff('audio');
     if (FINAL.has(next.admission) && !FINAL.has(before.admission)) this.#teardown(next.admission, next.admission);
@@ -682,6 +689,7 @@ export class ParleyClient {
     if (!this.metrics.firstRemoteFrameAt && st.tracks.some((t) => t.kind === 'video' && t.framesDecoded > 0)) {
       this.metrics.firstRemoteFrameAt = performance.now();
     }
+    this.#syncSlotsIfMissing();
     const patch = { quality: { ...this.state.quality, level: worseQuality(st.level, this.state.quality.serverLevel || 'unknown'), rttMs: st.rttMs, lossPct: st.lossPct, source: 'stats' } };
     // Active speaker: the SFU's report wins; without one for 5 s, use received audio levels.
     if (performance.now() - this.lastServerSpeakersAt > 5000) {
@@ -691,6 +699,19 @@ export class ParleyClient {
       if (ids.join() !== this.state.activeSpeakers.join()) patch.activeSpeakers = ids;
     }
     this.store.set(patch);
+  }
+
+  /**
+   * Safety net for a lost track_published hint: while an admitted participant has no attached camera or
+   * microphone, ask the SFU for the current slot map (`subscribe` answers `subscribed {slot_assignments}`),
+   * at most every 2 s.
+   */
+  #syncSlotsIfMissing() {
+    if (!this.signaling?.open || !this.media || this.state.connection !== 'connected') return;
+    const missing = Object.values(this.state.participants).some((p) => !p.tracks?.camera?.attached || !p.tracks?.microphone?.attached);
+    if (!missing || performance.now() - (this.lastSlotSync || 0) < 2000) return;
+    this.lastSlotSync = performance.now();
+    this.signaling.send({ type: 'subscribe', tracks: this.viewport });
   }
 
   #recompute() {
@@ -709,6 +730,7 @@ export class ParleyClient {
     const from = this.state.connection;
     if (from === to) { if (reason) this.store.set({ connectionReason: reason }); return; }
     if (!canTransition(from, to)) { console.warn(`ignored connection transition ${from} -> ${to}`); return; }
+    console.info(`parley: connection ${from} -> ${to}${reason ? ' (' + reason + ')' : ''}`);
     this.store.set({ connection: to, connectionReason: reason });
   }
 

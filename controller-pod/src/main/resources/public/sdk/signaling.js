@@ -106,9 +106,19 @@ export class SignalingClient {
     this.ws = null;
   }
 
-  /** Drop the socket as if the network did (tests, and "network changed" handling). */
+  /**
+   * Drop the socket as if the network did (tests, a new ticket, "network changed"): forget it at once
+   * (no waiting for the closing handshake) and reconnect with `resume`.
+   */
   drop() {
-    if (this.ws) try { this.ws.close(4000, 'client drop'); } catch { /* ignore */ }
+    const ws = this.ws;
+    if (!ws) return;
+    this.ws = null;
+    ws.onmessage = null;
+    ws.onclose = null;
+    try { ws.close(4000, 'client drop'); } catch { /* ignore */ }
+    this.#stopPing();
+    if (!this.closedByUser) this.#scheduleReconnect({ code: 'dropped' });
   }
 
   #raw(msg) { this.ws.send(JSON.stringify(msg)); }

@@ -55,6 +55,8 @@ public final class ControllerLoadBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
+        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+                .setLevel(ch.qos.logback.classic.Level.WARN);
         Path jar = Path.of(args.length > 0 ? args[0] : "controller-pod/target/controller-pod.jar");
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
         int workers = args.length > 2 ? Integer.parseInt(args[2]) : 32;
@@ -74,7 +76,9 @@ public final class ControllerLoadBenchmark {
             try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
                 port = s.getLocalPort();
             }
-            ProcessBuilder pb = new ProcessBuilder("java", "-Xmx1g", "-jar", jar.toString());
+            // the same JDK as this JVM (the PATH may hold an older java)
+            String java = ProcessHandle.current().info().command().orElse("java");
+            ProcessBuilder pb = new ProcessBuilder(java, "-Xmx1g", "-jar", jar.toString());
             Map<String, String> env = pb.environment();
             env.put("PARLEY_POD_NAME", "controller-bench");
             env.put("PARLEY_REGION", region);
@@ -94,11 +98,19 @@ public final class ControllerLoadBenchmark {
             Process controller = pb.start();
             try {
                 String base = "http://127.0.0.1:" + port;
-                waitReady(base);
+                waitReady(base, controller);
                 System.out.println("controller up (log " + log + "); warm-up 5 s, then " + seconds + " s with "
                         + workers + " workers, " + attendees + " attendees per meeting");
                 run(base, 5, workers, attendees, false);
-                run(base, seconds, workers, attendees, true);
+                Duration cpu0 = controller.toHandle().info().totalCpuDuration().orElse(Duration.ZERO);
+                long joins = run(base, seconds, workers, attendees, true);
+                Duration cpu = controller.toHandle().info().totalCpuDuration().orElse(Duration.ZERO)
+                        .minus(cpu0);
+                // CPU the controller JVM itself spent (PostgreSQL, etcd and the load generator excluded)
+                System.out.printf("controller CPU: %.1f s for %d joins = %.2f ms CPU per join (incl. its share of"
+                        + " meeting create/host join/revoke) -> ~%.0f joins/s per fully available core%n",
+                        cpu.toMillis() / 1000.0, joins, joins == 0 ? 0 : cpu.toMillis() / (double) joins,
+                        cpu.toMillis() == 0 ? 0 : joins * 1000.0 / cpu.toMillis());
                 System.out.println(enforcementLag(base));
             } finally {
                 controller.destroy();
@@ -111,9 +123,12 @@ public final class ControllerLoadBenchmark {
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
-    static void waitReady(String base) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    static void waitReady(String base, Process controller) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (System.nanoTime() < deadline) {
+            if (!controller.isAlive()) {
+                throw new IllegalStateException("controller exited with " + controller.exitValue());
+            }
             try {
                 if (HTTP.send(HttpRequest.newBuilder(URI.create(base + "/health")).build(),
                         HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
@@ -161,7 +176,7 @@ public final class ControllerLoadBenchmark {
         return JSON.readTree(r.body());
     }
 
-    static void run(String base, int seconds, int workers, int attendees, boolean report) throws Exception {
+    static long run(String base, int seconds, int workers, int attendees, boolean report) throws Exception {
         Stats st = Stats.fresh();
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         ExecutorService pool = Executors.newFixedThreadPool(workers);
@@ -187,7 +202,7 @@ public final class ControllerLoadBenchmark {
         double elapsed = (System.nanoTime() - start) / 1e9;
         pool.shutdown();
         if (!report) {
-            return;
+            return st.joins().get();
         }
         System.out.printf("joins (join+admit+transport): %d in %.1f s = %.0f joins/s; errors %d%n",
                 st.joins().get(), elapsed, st.joins().get() / elapsed, st.errors().get());
@@ -196,6 +211,7 @@ public final class ControllerLoadBenchmark {
         print("admit (command)", st.admit());
         print("transport", st.transport());
         print("revoke_audio (command)", st.revoke());
+        return st.joins().get();
     }
 
     static void print(String name, Histogram h) {
@@ -234,10 +250,12 @@ public final class ControllerLoadBenchmark {
     static String enforcementLag(String base) throws Exception {
         String prom = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/prometheus")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
-        StringBuilder sb = new StringBuilder("revocation committed -> applied (authorization_enforcement_lag):");
+        StringBuilder sb = new StringBuilder("server side (controller's Micrometer summaries, seconds): "
+                + "authorization_enforcement_lag = revocation committed -> applied; request_latency per operation");
         for (String line : prom.split("\n")) {
             if (line.startsWith("authorization_enforcement_lag_seconds{") || line.startsWith("authorization_enforcement_lag_seconds_count")
-                    || line.startsWith("authorization_enforcement_lag_seconds_max")) {
+                    || line.startsWith("authorization_enforcement_lag_seconds_max")
+                    || (line.startsWith("request_latency_seconds{") && !line.contains("0.95"))) {
                 sb.append("\n  ").append(line);
             }
         }

@@ -46,7 +46,7 @@ public final class SfuLoadBench {
         Recorder latency = new Recorder(3);
         List<Publisher> pubs = new ArrayList<>();
         List<Subscriber> subs = new ArrayList<>();
-        Map<String, List<String>> meetings = new LinkedHashMap<>();
+        Map<String, List<String>> meetings = new java.util.concurrent.ConcurrentHashMap<>();
         try (SfuProcess sfu = new SfuProcess(jar, secret, key.toPublicJWK().toJSONString(), pod)) {
             ControlClient ctl = new ControlClient(sfu.internalPort, secret, signer, pod);
             long wait = System.nanoTime() + 30_000_000_000L;
@@ -54,6 +54,23 @@ public final class SfuLoadBench {
                 if (System.nanoTime() > wait) throw new IllegalStateException("SFU did not start: see target/sfu-bench-sfu.log");
                 Thread.sleep(200);
             }
+            // grants: renew every second (ttl 3 s), as the controller does
+            Thread renewer = Thread.ofPlatform().daemon().start(() -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    try {
+                        for (Map.Entry<String, List<String>> e : List.copyOf(meetings.entrySet())) {
+                            List<String> pids;
+                            synchronized (pubs) { pids = List.copyOf(e.getValue()); }
+                            if (!pids.isEmpty()) ctl.renew(e.getKey(), pids);
+                        }
+                        Thread.sleep(1000);
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (IOException e) {
+                        System.err.println("grant renewal failed: " + e.getMessage());
+                    }
+                }
+            });
             ExecutorService setup = Executors.newFixedThreadPool(4);
             if (mode.equals("one-to-many")) {
                 meetings.put("m0", new ArrayList<>());
@@ -78,23 +95,11 @@ public final class SfuLoadBench {
                 for (Future<?> f : fs) f.get();
             }
             setup.shutdown();
-            // grants: renew every second (ttl 3 s), as the controller does
-            Thread renewer = Thread.ofPlatform().daemon().start(() -> {
-                while (!Thread.currentThread().isInterrupted()) {
-                    try {
-                        for (Map.Entry<String, List<String>> e : meetings.entrySet()) ctl.renew(e.getKey(), List.copyOf(e.getValue()));
-                        Thread.sleep(1000);
-                    } catch (InterruptedException e) {
-                        return;
-                    } catch (IOException e) {
-                        System.err.println("grant renewal failed: " + e.getMessage());
-                    }
-                }
-            });
             // media: every publisher on one 10 ms clock; consent checks every 5 s
+            java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
             Thread sender = Thread.ofPlatform().daemon().start(() -> {
                 long tick = 0, next = System.nanoTime();
-                while (!Thread.currentThread().isInterrupted()) {
+                while (running.get()) {
                     for (Publisher p : pubs) p.tick(tick);
                     if (tick % 500 == 0) {
                         for (Publisher p : pubs) p.transport.check();
@@ -110,15 +115,20 @@ public final class SfuLoadBench {
             latency.getIntervalHistogram();
             long[] lossBefore = totals(subs);
             double cpu0 = sfu.cpuSeconds();
-            long fwd0 = forwarded(ctl.metrics());
+            String m0 = ctl.metrics();
+            long fwd0 = forwarded(m0);
+            long[] hist0 = histogram(m0);
             long t0 = System.nanoTime();
             Thread.sleep(seconds * 1000L);
             double cpu1 = sfu.cpuSeconds();
-            long fwd1 = forwarded(ctl.metrics());
+            String m1 = ctl.metrics();
+            long fwd1 = forwarded(m1);
+            long[] hist1 = histogram(m1);
             long t1 = System.nanoTime();
             long[] lossAfter = totals(subs);
             Histogram h = latency.getIntervalHistogram();
-            sender.interrupt();
+            running.set(false);
+            sender.join(2000);
             renewer.interrupt();
             double secs = (t1 - t0) / 1e9;
             double pps = (fwd1 - fwd0) / secs;
@@ -126,11 +136,14 @@ public final class SfuLoadBench {
             long expected = lossAfter[0] - lossBefore[0], got = lossAfter[1] - lossBefore[1];
             double lossPct = expected <= 0 ? 0 : Math.max(0, 100.0 * (expected - got) / expected);
             String line = String.format("%s %s n=%d: forwarded %.0f pkt/s, SFU CPU %.2f cores, %.0f pkt/s per core, "
-                            + "latency p50 %.2f ms p99 %.2f ms max %.2f ms (%d samples), loss %.3f%%, transports %d",
-                    Instant.now(), mode, n, pps, cores, cores > 0 ? pps / cores : 0, h.getValueAtPercentile(50) / 1000.0,
+                            + "SFU receipt-to-send p50 <= %s p99 <= %s, "
+                            + "client end-to-end p50 %.2f ms p99 %.2f ms max %.2f ms (%d samples), loss %.3f%%, transports %d",
+                    Instant.now(), mode, n, pps, cores, cores > 0 ? pps / cores : 0,
+                    bucketPercentile(hist0, hist1, 0.5), bucketPercentile(hist0, hist1, 0.99), h.getValueAtPercentile(50) / 1000.0,
                     h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0, h.getTotalCount(), lossPct,
                     pubs.size() + subs.size());
             System.out.println(line);
+            for (String l : m1.split("\n")) if (l.startsWith("parley_sfu_drops_total{")) System.out.println("  " + l);
             Files.createDirectories(Path.of("target"));
             Files.writeString(Path.of("target", "sfu-bench-results.txt"), line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         } finally {
@@ -152,10 +165,8 @@ public final class SfuLoadBench {
             ClientTransport t = new ClientTransport(sub);
             sub.transport = t;
             t.connect(ctl.createTransport(meeting, sub.pid, "subscribe", sub.offer(t)));
-            synchronized (subs) {
-                subs.add(sub);
-                if (!meetings.get(meeting).contains(sub.pid)) meetings.get(meeting).add(sub.pid);
-            }
+            synchronized (subs) { subs.add(sub); }
+            synchronized (pubs) { if (!meetings.get(meeting).contains(sub.pid)) meetings.get(meeting).add(sub.pid); }
         }
     }
 
@@ -163,6 +174,26 @@ public final class SfuLoadBench {
         long e = 0, g = 0;
         for (Subscriber s : subs) { long[] t = s.totals(); e += t[0]; g += t[1]; }
         return new long[]{e, g};
+    }
+
+    /** Cumulative bucket counts of parley_sfu_forward_latency_us. */
+    private static long[] histogram(String metrics) {
+        List<Long> r = new ArrayList<>();
+        for (String l : metrics.split("\n")) {
+            if (l.startsWith("parley_sfu_forward_latency_us_bucket")) r.add((long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)));
+        }
+        return r.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** Percentile over the measurement window from two cumulative histograms, as the bucket's upper bound. */
+    private static String bucketPercentile(long[] before, long[] after, double q) {
+        long[] bounds = dev.parley.sfu.metrics.SfuMetrics.LATENCY_BUCKETS_US;
+        long total = after[after.length - 1] - before[before.length - 1];
+        if (total <= 0) return "n/a";
+        for (int i = 0; i < after.length; i++) {
+            if (after[i] - before[i] >= Math.ceil(q * total)) return i < bounds.length ? String.format("%.3f ms", bounds[i] / 1000.0) : "inf";
+        }
+        return "inf";
     }
 
     private static long forwarded(String metrics) {

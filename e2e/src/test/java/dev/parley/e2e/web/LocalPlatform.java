@@ -74,7 +74,7 @@ final class LocalPlatform implements AutoCloseable {
             env.put("PARLEY_ANNOUNCED_ADDRESS", "127.0.0.1");
             env.put("PARLEY_ETCD_ENDPOINTS", etcdEndpoints);
             env.put("PARLEY_INTERNAL_SECRET", internalSecret);
-            env.put("PARLEY_LEASE_TTL_SECONDS", "2");
+            env.put("PARLEY_LEASE_TTL_SECONDS", "3");
             env.put("PARLEY_MEDIA_UDP_PORT", Integer.toString(FreePorts.udp()));
             env.put("PARLEY_MEDIA_TCP_PORT", Integer.toString(FreePorts.tcp()));
             env.put("PARLEY_INTERNAL_PORT", Integer.toString(internal));
@@ -82,6 +82,8 @@ final class LocalPlatform implements AutoCloseable {
             PodProcess sfu = PodProcess.start("sfu-" + i, SFU_JAR, env);
             sfus.add(sfu);
             sfuInternalPorts.put(sfu.name(), internal);
+            // one JVM at a time: on a small shared machine concurrent starts time out on etcd
+            sfu.awaitReady("http://127.0.0.1:" + internal + "/readyz", Duration.ofSeconds(60));
         }
         int http = FreePorts.tcp();
         baseUrl = "http://localhost:" + http;
@@ -100,12 +102,9 @@ final class LocalPlatform implements AutoCloseable {
         env.put("PARLEY_TICKET_PRIVATE_JWK", ticketKey.toJSONString());
         env.put("PARLEY_ETCD_ENDPOINTS", etcdEndpoints);
         env.put("PARLEY_INTERNAL_SECRET", internalSecret);
-        env.put("PARLEY_LEASE_TTL_SECONDS", "2");
+        env.put("PARLEY_LEASE_TTL_SECONDS", "5");
         controller = PodProcess.start("controller-0", CONTROLLER_JAR, env);
-        for (PodProcess sfu : sfus) {
-            sfu.awaitReady("http://127.0.0.1:" + sfuInternalPorts.get(sfu.name()) + "/readyz", Duration.ofSeconds(40));
-        }
-        controller.awaitReady("http://127.0.0.1:" + http + "/health/readiness", Duration.ofSeconds(60));
+        controller.awaitReady("http://127.0.0.1:" + http + "/health/readiness", Duration.ofSeconds(90));
     }
 
     /** The app's origin, http://localhost:PORT. */

@@ -15,12 +15,11 @@ import dev.parley.recorder.storage.S3Clients;
 import dev.parley.testsupport.etcd.EtcdCluster;
 import dev.parley.recorder.testing.RecorderEnv;
 import dev.parley.recorder.testing.RtpPublisher;
-import dev.parley.recorder.testing.S3ProxyServer;
+import dev.parley.testsupport.s3.S3Proxy;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -42,12 +41,12 @@ class RecordingIT {
     @TempDir
     static Path tmp;
     static EtcdCluster etcd;
-    static S3ProxyServer s3;
+    static S3Proxy s3;
 
     @BeforeAll
     static void up() throws Exception {
         etcd = EtcdCluster.start(1);
-        s3 = new S3ProxyServer(Files.createDirectories(tmp.resolve("s3")));
+        s3 = S3Proxy.start("recordings");
     }
 
     @AfterAll

@@ -54,7 +54,12 @@ class ParleyScriptIT {
         home = Files.createTempDirectory("parley-home-");
         env.put("PARLEY_HOME", home.toString());
         env.put("PARLEY_SKIP_BUILD", "1");
-        env.put("PARLEY_UP_WAIT", "30"); // if stale pod jars exist in this worktree they start too; do not wait long
+        // In the default build test-support is built before the pods, so no pod jar exists and the script must
+        // say "not built yet". If a developer's tree has pod jars from an earlier build, keep this test about
+        // the infrastructure: start no pods (they have their own tests).
+        if (PODS.stream().anyMatch(p -> Files.exists(jarOf(p)))) {
+            env.put("PARLEY_PODS", "");
+        }
         env.put("PARLEY_PG_PORT", String.valueOf(FreePorts.tcp()));
         env.put("PARLEY_ETCD_PORT", String.valueOf(FreePorts.tcp()));
         env.put("PARLEY_ETCD_PEER_PORT", String.valueOf(FreePorts.tcp()));
@@ -89,11 +94,10 @@ class ParleyScriptIT {
         }
         assertThat(services.get("etcd").getAsJsonArray("urls").get(0).getAsString()).isEqualTo("http://127.0.0.1:" + etcdPort);
         for (String pod : PODS) {
-            Path jar = REPO.resolve(MODULE_OF.get(pod)).resolve("target").resolve(MODULE_OF.get(pod) + ".jar");
-            if (!Files.exists(jar)) {
-                assertThat(services.get(pod).get("health").getAsString()).as(pod).isEqualTo("not built yet");
-                assertThat(services.get(pod).get("pid").isJsonNull()).as(pod).isTrue();
-            }
+            String expected = Files.exists(jarOf(pod)) ? "disabled (PARLEY_PODS)" : "not built yet";
+            // a jar without Main-Class also counts as not built
+            assertThat(services.get(pod).get("health").getAsString()).as(pod).isIn(expected, "not built yet");
+            assertThat(services.get(pod).get("pid").isJsonNull()).as(pod).isTrue();
         }
         assertThat(status.getAsJsonObject("secrets").get("dir").getAsString()).isEqualTo(home.resolve("secrets").toString());
         assertThat(status.getAsJsonObject("devTokens").get("switch").getAsString()).contains("PARLEY_LOCAL_MODE=true");
@@ -162,6 +166,11 @@ class ParleyScriptIT {
                 assertThat(output).as("output must not contain " + f).doesNotContain(value);
             }
         }
+    }
+
+    private static Path jarOf(String pod) {
+        String module = MODULE_OF.get(pod);
+        return REPO.resolve(module).resolve("target").resolve(module + ".jar");
     }
 
     private String secret(String name) throws IOException {

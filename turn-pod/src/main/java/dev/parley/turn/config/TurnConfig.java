@@ -95,7 +95,7 @@ public record TurnConfig(
     }
 
     public boolean tlsEnabled() {
-        return tlsCert != null && tlsKey != null && tlsPort > 0;
+        return tlsCert != null && tlsKey != null; // port 0 picks a free port (tests)
     }
 
     private static int intEnv(Map<String, String> env, String name, int dflt) {
