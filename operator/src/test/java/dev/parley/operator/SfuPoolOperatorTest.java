@@ -206,4 +206,24 @@ class SfuPoolOperatorTest {
         await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() ->
                 assertThat(get(ns, "pool").getStatus().recentDrains).anyMatch(r -> r.pod.equals(victim) && r.outcome.equals("pod-gone")));
     }
+
+    @Test
+    void podWhoseRegistryLeaseLapsedIsReplaced() throws Exception {
+        String ns = "lapsed";
+        h.client.resources(SfuPool.class).inNamespace(ns).resource(Pools.sfuPool(ns, "pool", "r-lapsed", 2, 4)).create();
+        List<String> pods = waitForPods(ns, "pool", 2);
+        for (String p : pods) {
+            h.registry.sfu("r-lapsed", p, "ACTIVE", 0.4, 3);
+        }
+        String dead = pods.get(0);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> annotation(
+                h.client.pods().inNamespace(ns).withName(dead).get(), ParleyApi.ANNOTATION_REGISTERED_AT) != null);
+        // the process died: its lease expired and etcd dropped the entry
+        h.registry.delete("/parley/v1/regions/r-lapsed/sfu/" + dead);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> h.client.pods().inNamespace(ns).withName(dead).get() == null);
+        assertThat(h.eventsAbout(ns, "pool", "PodReplaced")).singleElement()
+                .satisfies(e -> assertThat(e.getMessage()).contains(dead).contains("LeaseLapsed"));
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> podNames(h.client, ns, "sfu", "pool").size() == 2
+                && !podNames(h.client, ns, "sfu", "pool").contains(dead));
+    }
 }
