@@ -66,13 +66,26 @@ public final class DrainCommand implements Callable<Integer> {
             String phase = annotation(p, ParleyApi.ANNOTATION_DRAIN_PHASE);
             if (phase == null) {
                 Integer seconds = timeout == null ? null : (int) parse(timeout).toSeconds();
-                res.edit(x -> {
-                    x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_REQUESTED, reason);
-                    if (seconds != null) {
-                        x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_TIMEOUT, String.valueOf(seconds));
+                // The operator updates these pods too: retry the read-modify-write on a conflict.
+                for (int attempt = 1; ; attempt++) {
+                    try {
+                        res.edit(x -> {
+                            if (x.getMetadata().getAnnotations() == null) {
+                                x.getMetadata().setAnnotations(new java.util.HashMap<>());
+                            }
+                            x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_REQUESTED, reason);
+                            if (seconds != null) {
+                                x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_TIMEOUT, String.valueOf(seconds));
+                            }
+                            return x;
+                        });
+                        break;
+                    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                        if (e.getCode() != 409 || attempt >= 10) {
+                            throw e;
+                        }
                     }
-                    return x;
-                });
+                }
                 out.println("pod/" + pod + " drain requested (" + reason + (seconds == null ? "" : ", timeout " + seconds + "s") + ")");
             } else {
                 out.println("pod/" + pod + " already draining: phase " + phase);
@@ -108,9 +121,12 @@ public final class DrainCommand implements Callable<Integer> {
         return p.getMetadata().getAnnotations() == null ? null : p.getMetadata().getAnnotations().get(key);
     }
 
-    /** 90, 90s, 15m, 1h. */
+    /** 90, 90s, 15m, 1h, 200ms. */
     static Duration parse(String s) {
         String t = s.trim();
+        if (t.endsWith("ms")) {
+            return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+        }
         char unit = t.charAt(t.length() - 1);
         if (Character.isDigit(unit)) {
             return Duration.ofSeconds(Long.parseLong(t));

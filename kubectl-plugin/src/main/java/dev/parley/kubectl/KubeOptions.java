@@ -26,14 +26,19 @@ public final class KubeOptions {
     KubernetesClient client() {
         Config config;
         if (kubeconfig != null) {
-            try {
-                config = Config.fromKubeconfig(context, Files.readString(kubeconfig), kubeconfig.toString());
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read kubeconfig " + kubeconfig, e);
+            if (!Files.isReadable(kubeconfig)) {
+                throw new UncheckedIOException(new IOException("cannot read kubeconfig " + kubeconfig));
             }
+            config = Config.fromKubeconfig(context, kubeconfig.toFile());
         } else {
             config = Config.autoConfigure(context);
         }
+        // Patient like kubectl: a busy API server is slow, not down.
+        config.setRequestTimeout(60_000);
+        config.setConnectionTimeout(20_000);
+        // HTTP/1.1: a plain-http endpoint (kubectl proxy, local test servers) otherwise gets an h2c upgrade attempt
+        // on every request, which some servers leave hanging.
+        config.setHttp2Disable(true);
         return new KubernetesClientBuilder().withConfig(config).build();
     }
 

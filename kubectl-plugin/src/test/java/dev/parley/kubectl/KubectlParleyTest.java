@@ -85,7 +85,7 @@ class KubectlParleyTest {
                 - name: mock
                   context: {cluster: mock, user: tester, namespace: media}
                 current-context: mock
-                """.formatted(client.getConfiguration().getMasterUrl()));
+                """.formatted(client.getConfiguration().getMasterUrl().replace("localhost", "127.0.0.1")));
 
         SfuPool pool = new SfuPool();
         pool.setMetadata(new ObjectMetaBuilder().withName("eu1-sfu").withNamespace("media").build());
@@ -198,5 +198,6 @@ class KubectlParleyTest {
         assertThat(DrainCommand.parse("90").toSeconds()).isEqualTo(90);
         assertThat(DrainCommand.parse("15m").toSeconds()).isEqualTo(900);
         assertThat(DrainCommand.parse("1h").toSeconds()).isEqualTo(3600);
+        assertThat(DrainCommand.parse("250ms").toMillis()).isEqualTo(250);
     }
 }

@@ -41,7 +41,7 @@ class RegionAndRecordingOperatorTest {
         String ns = "region";
         h.client.resources(SfuPool.class).inNamespace(ns).resource(Pools.sfuPool(ns, "sfu-a", "eu1", 2, 6)).create();
         h.client.resources(MediaRegion.class).inNamespace(ns).resource(Pools.region(ns, "eu1", "eu1", List.of("sfu-a"))).create();
-        await().atMost(Duration.ofSeconds(15)).until(() -> podNames(h.client, ns, "sfu", "sfu-a").size() == 2
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> podNames(h.client, ns, "sfu", "sfu-a").size() == 2
                 && podNames(h.client, ns, "turn", "eu1-turn").size() == 1);
         List<String> sfus = podNames(h.client, ns, "sfu", "sfu-a");
         String turn = podNames(h.client, ns, "turn", "eu1-turn").get(0);
@@ -57,7 +57,7 @@ class RegionAndRecordingOperatorTest {
         for (String s : sfus) {
             h.registry.sfu("eu1", s, "ACTIVE", 0.4, 5);
         }
-        await().atMost(Duration.ofSeconds(15)).until(() -> podNames(h.client, ns, "turn", "eu1-turn").size() == 2);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> podNames(h.client, ns, "turn", "eu1-turn").size() == 2);
         Thread.sleep(1000);
         assertThat(podNames(h.client, ns, "sfu", "sfu-a")).hasSize(2);
         assertThat(h.eventsAbout(ns, "sfu-a", "ScalingUp")).isEmpty();
@@ -69,12 +69,12 @@ class RegionAndRecordingOperatorTest {
         for (String s : sfus) {
             h.registry.sfu("eu1", s, "ACTIVE", 0.95, 60);
         }
-        await().atMost(Duration.ofSeconds(15)).until(() -> podNames(h.client, ns, "sfu", "sfu-a").size() == 4);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> podNames(h.client, ns, "sfu", "sfu-a").size() == 4);
         Thread.sleep(1000);
         assertThat(podNames(h.client, ns, "turn", "eu1-turn")).hasSize(2);
         assertThat(h.eventsAbout(ns, "eu1", "ScalingUp")).hasSize(1);
 
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> {
             MediaRegion mr = h.client.resources(MediaRegion.class).inNamespace(ns).withName("eu1").get();
             assertThat(mr.getStatus().turn.replicas).isEqualTo(2);
             assertThat(mr.getStatus().sfuPools).singleElement().satisfies(c -> assertThat(c.replicas).isEqualTo(4));
@@ -109,25 +109,25 @@ class RegionAndRecordingOperatorTest {
         j.setSpec(s);
         h.client.resources(RecordingJob.class).inNamespace(ns).resource(j).create();
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> h.client.pods().inNamespace(ns).withName("rec-rec1-g1").get() != null);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> h.client.pods().inNamespace(ns).withName("rec-rec1-g1").get() != null);
         Pod g1 = h.client.pods().inNamespace(ns).withName("rec-rec1-g1").get();
         assertThat(g1.getSpec().getRestartPolicy()).isEqualTo("Never");
         assertThat(g1.getSpec().getContainers().get(0).getEnv())
                 .anyMatch(e -> e.getName().equals("PARLEY_RECORDING_GENERATION") && e.getValue().equals("1"));
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(job(ns).getMetadata().getFinalizers()).isNotEmpty());
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> assertThat(job(ns).getMetadata().getFinalizers()).isNotEmpty());
 
         // generation 1 runs and reports progress in etcd, then fails
         setPhase(ns, "rec-rec1-g1", "Running");
         h.registry.runner("job-1", "rec-rec1-g1", 1, "recording", 7);
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> {
             RecordingJob r = job(ns);
             assertThat(r.getStatus().phase).isEqualTo(RecordingPhase.RECORDING);
             assertThat(r.getStatus().segments).isEqualTo(7L);
             assertThat(r.getStatus().missingRanges).singleElement().satisfies(m -> assertThat(m.toMs).isEqualTo(12000L));
         });
         setPhase(ns, "rec-rec1-g1", "Failed");
-        await().atMost(Duration.ofSeconds(10)).until(() -> h.client.pods().inNamespace(ns).withName("rec-rec1-g2").get() != null);
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> h.client.pods().inNamespace(ns).withName("rec-rec1-g2").get() != null);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> {
             RecordingJob r = job(ns);
             assertThat(r.getStatus().generation).isEqualTo(2);
             assertThat(r.getStatus().failedGenerations).isEqualTo(1);
@@ -142,7 +142,7 @@ class RegionAndRecordingOperatorTest {
 
         // generation 2 fails too: the retry limit (1) is used up
         setPhase(ns, "rec-rec1-g2", "Failed");
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> {
             RecordingJob r = job(ns);
             assertThat(r.getStatus().phase).isEqualTo(RecordingPhase.FAILED);
             assertThat(r.getStatus().conditions).anyMatch(c -> c.getType().equals("Failed") && c.getStatus().equals("True")
@@ -153,7 +153,7 @@ class RegionAndRecordingOperatorTest {
 
         // delete: the finalizer removes recorder pods and the runner key
         h.client.resources(RecordingJob.class).inNamespace(ns).withName("rec1").delete();
-        await().atMost(Duration.ofSeconds(10)).until(() -> job(ns) == null
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> job(ns) == null
                 && h.client.pods().inNamespace(ns).withLabel("parley.dev/recording-job", "rec1").list().getItems().isEmpty());
         assertThat(h.registry.get("/parley/v1/recordings/job-1/runner")).isEmpty();
     }

@@ -39,7 +39,7 @@ class SfuPoolOperatorTest {
     }
 
     private List<String> waitForPods(String ns, String pool, int n) {
-        await().atMost(Duration.ofSeconds(15)).until(() -> podNames(h.client, ns, "sfu", pool).size() == n);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> podNames(h.client, ns, "sfu", pool).size() == n);
         return podNames(h.client, ns, "sfu", pool);
     }
 
@@ -61,7 +61,7 @@ class SfuPoolOperatorTest {
         }
         // total 1.8 / target 0.5 = 4 pods, within the step limit of 2
         waitForPods(ns, "pool", 4);
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> {
             SfuPool pool = get(ns, "pool");
             assertThat(pool.getStatus().desiredReplicas).isEqualTo(4);
             assertThat(pool.getStatus().replicas).isEqualTo(4);
@@ -108,7 +108,7 @@ class SfuPoolOperatorTest {
             h.registry.sfu("r-down", p, "ACTIVE", p.equals(least) ? 0.05 : 0.2, p.equals(least) ? 3 : 20);
         }
         Instant lowFrom = Instant.now();
-        await().atMost(Duration.ofSeconds(15)).until(() ->
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() ->
                 annotation(h.client.pods().inNamespace(ns).withName(least).get(), ParleyApi.ANNOTATION_DRAIN_PHASE) != null);
         assertThat(Duration.between(lowFrom, Instant.now())).as("scale-down stabilization honoured")
                 .isGreaterThanOrEqualTo(Duration.ofMillis(1500));
@@ -124,7 +124,7 @@ class SfuPoolOperatorTest {
                 h.registry.sfu("r-down", p, "ACTIVE", 0.45, 20);
             }
         }
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> {
             Pod d = h.client.pods().inNamespace(ns).withName(least).get();
             assertThat(annotation(d, ParleyApi.ANNOTATION_DRAIN_PHASE)).isEqualTo("3-migrating");
             assertThat(d.getMetadata().getLabels()).containsEntry(ParleyApi.LABEL_SERVING, "false");
@@ -143,16 +143,16 @@ class SfuPoolOperatorTest {
 
         // Owners moved the meeting: zero transports -> phase 5 deletes the pod and its registry entry.
         h.registry.sfu("r-down", least, "DRAINING", 0.0, 0);
-        await().atMost(Duration.ofSeconds(10)).until(() -> h.client.pods().inNamespace(ns).withName(least).get() == null);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> h.client.pods().inNamespace(ns).withName(least).get() == null);
         assertThat(h.registry.get(key)).isEmpty();
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> {
             SfuPool after = get(ns, "pool");
             assertThat(after.getStatus().recentDrains).isNotEmpty();
             assertThat(after.getStatus().recentDrains.get(0).pod).isEqualTo(least);
             assertThat(after.getStatus().recentDrains.get(0).outcome).isEqualTo("emptied");
             assertThat(after.getStatus().recentDrains.get(0).durationSeconds).isGreaterThan(1.5);
         });
-        await().atMost(Duration.ofSeconds(3)).until(() -> !h.eventsAbout(ns, "pool", "Drained").isEmpty());
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> !h.eventsAbout(ns, "pool", "Drained").isEmpty());
         List<String> phases = h.events(ns).stream().filter(e -> e.getInvolvedObject().getName().equals(least))
                 .map(Event::getReason).toList();
         assertThat(phases).contains("DrainPhase1Draining", "DrainPhase2Unrouted", "DrainPhase3Migrating", "DrainPhase5Cleanup");
@@ -174,19 +174,16 @@ class SfuPoolOperatorTest {
         }
         String victim = pods.get(0);
         // A platform engineer asks for a drain (what kubectl-parley drain does).
-        h.client.pods().inNamespace(ns).withName(victim).edit(p -> {
-            p.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_REQUESTED, "manual");
-            return p;
-        });
+        Pools.requestDrain(h.client, ns, victim, "manual");
         Instant asked = Instant.now();
         // A replacement comes up while the victim drains (draining pods don't count towards the target).
         waitForPods(ns, "pool", 3);
-        await().atMost(Duration.ofSeconds(5)).until(() -> "4-grace".equals(
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> "4-grace".equals(
                 annotation(h.client.pods().inNamespace(ns).withName(victim).get(), ParleyApi.ANNOTATION_DRAIN_PHASE)));
         assertThat(h.client.pods().inNamespace(ns).withName(victim).get()).isNotNull();
-        await().atMost(Duration.ofSeconds(10)).until(() -> h.client.pods().inNamespace(ns).withName(victim).get() == null);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> h.client.pods().inNamespace(ns).withName(victim).get() == null);
         assertThat(Duration.between(asked, Instant.now())).isGreaterThanOrEqualTo(Duration.ofSeconds(4));
-        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(h.eventsAbout(ns, "pool", "DrainTimedOut"))
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> assertThat(h.eventsAbout(ns, "pool", "DrainTimedOut"))
                 .singleElement().satisfies(e -> assertThat(e.getMessage()).contains("12 connections left")));
     }
 
@@ -199,17 +196,34 @@ class SfuPoolOperatorTest {
             h.registry.sfu("r-dies", p, "ACTIVE", 0.5, 8);
         }
         String victim = pods.get(1);
-        h.client.pods().inNamespace(ns).withName(victim).edit(p -> {
-            p.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_REQUESTED, "manual");
-            return p;
-        });
-        await().atMost(Duration.ofSeconds(10)).until(() -> get(ns, "pool").getStatus().pods.stream()
+        Pools.requestDrain(h.client, ns, victim, "manual");
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> get(ns, "pool").getStatus().pods.stream()
                 .anyMatch(s -> s.name.equals(victim) && "3-migrating".equals(s.drainPhase)));
         // the node goes away with the pod
         h.client.pods().inNamespace(ns).withName(victim).delete();
-        await().atMost(Duration.ofSeconds(10)).until(() -> !h.eventsAbout(ns, "pool", "DrainInterrupted").isEmpty());
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> !h.eventsAbout(ns, "pool", "DrainInterrupted").isEmpty());
         assertThat(h.registry.get("/parley/v1/regions/r-dies/sfu/" + victim)).isEmpty();
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() ->
                 assertThat(get(ns, "pool").getStatus().recentDrains).anyMatch(r -> r.pod.equals(victim) && r.outcome.equals("pod-gone")));
+    }
+
+    @Test
+    void podWhoseRegistryLeaseLapsedIsReplaced() throws Exception {
+        String ns = "lapsed";
+        h.client.resources(SfuPool.class).inNamespace(ns).resource(Pools.sfuPool(ns, "pool", "r-lapsed", 2, 4)).create();
+        List<String> pods = waitForPods(ns, "pool", 2);
+        for (String p : pods) {
+            h.registry.sfu("r-lapsed", p, "ACTIVE", 0.4, 3);
+        }
+        String dead = pods.get(0);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> annotation(
+                h.client.pods().inNamespace(ns).withName(dead).get(), ParleyApi.ANNOTATION_REGISTERED_AT) != null);
+        // the process died: its lease expired and etcd dropped the entry
+        h.registry.delete("/parley/v1/regions/r-lapsed/sfu/" + dead);
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> h.client.pods().inNamespace(ns).withName(dead).get() == null);
+        assertThat(h.eventsAbout(ns, "pool", "PodReplaced")).singleElement()
+                .satisfies(e -> assertThat(e.getMessage()).contains(dead).contains("LeaseLapsed"));
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> podNames(h.client, ns, "sfu", "pool").size() == 2
+                && !podNames(h.client, ns, "sfu", "pool").contains(dead));
     }
 }

@@ -55,13 +55,16 @@ class SfuBrowserIT {
     private StaticServer web;
     private Chromium chromium;
     private long version = 1;
+    /** Events the SFU posted to events_url (the test plays the owner controller). */
+    private final java.util.Queue<JsonNode> events = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private com.sun.net.httpserver.HttpServer eventSink;
 
     @BeforeAll
     void start() throws Exception {
         ECKey key = TicketKeys.generate();
         signer = new TicketSigner(key);
         sfu = new SfuServer(new SfuConfig(POD, "local", "127.0.0.1", "127.0.0.1", 0, 0, 0, SECRET,
-                key.toPublicJWK().toJSONString(), "", 5, true, 4_000_000));
+                key.toPublicJWK().toJSONString(), "", 5, true, 4_000_000, true));
         String page;
         try (InputStream in = getClass().getResourceAsStream("/web/sfu.html")) {
             page = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -69,11 +72,24 @@ class SfuBrowserIT {
         web = StaticServer.start().page("/sfu.html", page);
         chromium = Chromium.launch(Chromium.options().arg("--force-fieldtrials=WebRTC-LegacySimulcastLayerLimit/Disabled/"));
         renewer.scheduleAtFixedRate(this::renewGrants, 0, 1000, TimeUnit.MILLISECONDS);
+        eventSink = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 16);
+        eventSink.createContext("/events", ex -> {
+            try (ex) {
+                if (("Bearer " + SECRET).equals(ex.getRequestHeaders().getFirst("Authorization"))) {
+                    events.add(json.readTree(ex.getRequestBody()));
+                    ex.sendResponseHeaders(204, -1);
+                } else {
+                    ex.sendResponseHeaders(401, -1);
+                }
+            }
+        });
+        eventSink.start();
     }
 
     @AfterAll
     void stop() {
         renewer.shutdownNow();
+        if (eventSink != null) eventSink.stop(0);
         if (chromium != null) chromium.close();
         if (web != null) web.close();
         if (sfu != null) sfu.close();
@@ -88,8 +104,16 @@ class SfuBrowserIT {
         for (int i = 0; i < 3; i++) peers.add(join(meeting, "p" + i, false, false, 2));
         try {
             for (Peer p : peers) awaitMediaFromAll(p, 2);
+            assertThat(stats(peers.get(0).page, "sub").path("protocol").asText()).isEqualTo("udp");
             // a fourth person's view: pairwise media keeps flowing (framesDecoded and audio samples grow)
             for (Peer p : peers) assertGrowing(p, 2);
+            // the owner controller heard about every connection and every track
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                assertThat(eventCount(meeting, "transport_connected")).isEqualTo(6);
+                assertThat(eventCount(meeting, "track_published")).isEqualTo(6);
+            });
+            // Chromium's fake microphone beeps: the audio-level extension drives the active-speaker detector
+            assertThat(eventCount(meeting, "active_speakers")).isGreaterThan(0);
         } finally {
             peers.forEach(Peer::close);
         }
@@ -190,10 +214,12 @@ class SfuBrowserIT {
             awaitMediaFromAll(b, 1);
             renewed.remove(meeting);                        // renewals stop: grants run out after ttl 3 s
             Thread.sleep(3500);
-            long f1 = frames(b), s1 = samples(b);
+            long f1 = frames(b), a1 = audioPackets(b);
             Thread.sleep(1500);
-            assertThat(frames(b)).isEqualTo(f1);
-            assertThat(samples(b) - s1).as("audio samples after expiry").isLessThan(48000 / 2);
+            assertThat(frames(b)).as("video frames after expiry").isEqualTo(f1);
+            // totalSamplesReceived keeps counting concealment, so audio is judged by packets received
+            assertThat(audioPackets(b)).as("audio packets after expiry").isEqualTo(a1);
+            assertThat(sfu.metrics().drops("grant_publish") + sfu.metrics().drops("grant_subscribe")).isGreaterThan(0);
         } finally {
             a.close();
             b.close();
@@ -220,13 +246,18 @@ class SfuBrowserIT {
         return new Peer(ctx, page, pid);
     }
 
+    private long eventCount(String meeting, String type) {
+        return events.stream().filter(e -> meeting.equals(e.path("meeting_id").asText()) && type.equals(e.path("type").asText())).count();
+    }
+
     private JsonNode createTransport(String meeting, String pid, String kind, String offer) {
         long gen = 1;
         ObjectNode body = json.createObjectNode();
         body.put("meeting_id", meeting).put("participant_id", pid).put("transport_generation", gen)
                 .put("controller_epoch", 7).put("kind", kind)
                 .put("connect_ticket", signer.issue(meeting, pid, gen, POD, "dk", Duration.ofSeconds(20)).token())
-                .put("sdp_offer", offer);
+                .put("sdp_offer", offer)
+                .put("events_url", "http://127.0.0.1:" + eventSink.getAddress().getPort() + "/events");
         body.set("grant", grant(pid, true));
         return call("POST", "/internal/v1/transports", body, 200);
     }
@@ -289,9 +320,9 @@ class SfuBrowserIT {
         return n;
     }
 
-    private long samples(Peer p) {
+    private long audioPackets(Peer p) {
         long n = 0;
-        for (JsonNode v : stats(p.page, "sub").path("audio")) n += v.path("samples").asLong();
+        for (JsonNode v : stats(p.page, "sub").path("audio")) n += v.path("packets").asLong();
         return n;
     }
 

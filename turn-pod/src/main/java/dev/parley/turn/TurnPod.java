@@ -1,6 +1,7 @@
 package dev.parley.turn;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.turn.admin.DrainController;
 import dev.parley.turn.admin.InternalHttpServer;
@@ -10,6 +11,7 @@ import dev.parley.turn.registry.EtcdRegistry;
 import dev.parley.turn.server.TurnServer;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -38,9 +40,10 @@ public final class TurnPod implements AutoCloseable {
         server.start();
         if (!config.etcdEndpoints().isEmpty()) {
             registry = new EtcdRegistry(config.etcdEndpoints(), config.region(), config.podName(),
-                    config.leaseTtlSeconds(), this::registryValue).start(Math.max(1000, config.leaseTtlSeconds() * 1000 / 3));
+                    config.leaseTtlSeconds(), this::registryValue,
+                    Duration.ofMillis(Math.max(1000, config.leaseTtlSeconds() * 1000 / 3)));
         }
-        http = new InternalHttpServer(metrics, this::ready, this::registryValue, drainHook(), config.drainGrace(),
+        http = new InternalHttpServer(metrics, this::ready, () -> registryValue().toString(), drainHook(), config.drainGrace(),
                 config.internalSecret()).start(new InetSocketAddress(config.bindAddress(), config.internalPort()));
         return this;
     }
@@ -50,7 +53,7 @@ public final class TurnPod implements AutoCloseable {
     }
 
     /** Starts draining and republishes the registry entry with state DRAINING at once. */
-    public void drain(java.time.Duration grace) {
+    public void drain(Duration grace) {
         drain.drain(grace);
         if (registry != null) {
             registry.publishNow();
@@ -61,8 +64,12 @@ public final class TurnPod implements AutoCloseable {
         return !server.draining() && (registry == null || registry.confirmed());
     }
 
-    /** The registry value: {address, ports, state, allocations, relayed_bps}. */
-    public synchronized String registryValue() {
+    /**
+     * The registry value: the fields of platform-core's {@code TurnEntry} (pod, region, state, internal_url, urls,
+     * allocations, stress, updated_at_ms — what the controller reads to hand out TURN URLs) plus address, ports and
+     * relayed_bps for the operator's TURN autoscaler.
+     */
+    public synchronized ObjectNode registryValue() {
         long now = System.nanoTime();
         long bytes = metrics.bytesClientToPeer.sum() + metrics.bytesPeerToClient.sum();
         if (now - lastBytesNanos > 500_000_000L) {
@@ -70,8 +77,24 @@ public final class TurnPod implements AutoCloseable {
             lastBytes = bytes;
             lastBytesNanos = now;
         }
+        String host = hostLiteral(config.externalAddress());
+        int allocations = server.table().size();
         ObjectNode n = JSON.createObjectNode();
         n.put("pod", config.podName());
+        n.put("region", config.region());
+        n.put("state", server.draining() ? "DRAINING" : "ACTIVE");
+        // the operator posts /drain here: a wildcard bind is reached on the pod's own (relay) address
+        java.net.InetAddress internalHost = config.bindAddress().isAnyLocalAddress() ? config.relayAddress() : config.bindAddress();
+        n.put("internal_url", "http://" + hostLiteral(internalHost) + ":" + (http == null ? config.internalPort() : http.port()));
+        ArrayNode urls = n.putArray("urls");
+        urls.add("turn:" + host + ":" + server.port() + "?transport=udp");
+        urls.add("turn:" + host + ":" + server.port() + "?transport=tcp");
+        if (server.tlsPort() > 0) {
+            urls.add("turns:" + host + ":" + server.tlsPort() + "?transport=tcp");
+        }
+        n.put("allocations", allocations);
+        n.put("stress", Math.min(1.0, allocations / (double) Math.max(1, config.maxAllocations())));
+        n.put("updated_at_ms", System.currentTimeMillis());
         n.put("address", config.externalAddress().getHostAddress());
         ObjectNode ports = n.putObject("ports");
         ports.put("udp", server.port());
@@ -80,10 +103,13 @@ public final class TurnPod implements AutoCloseable {
             ports.put("tls", server.tlsPort());
         }
         ports.put("internal", http == null ? config.internalPort() : http.port());
-        n.put("state", server.draining() ? "DRAINING" : "ACTIVE");
-        n.put("allocations", server.table().size());
         n.put("relayed_bps", relayedBps);
-        return n.toString();
+        return n;
+    }
+
+    private static String hostLiteral(java.net.InetAddress a) {
+        String h = a.getHostAddress();
+        return a instanceof java.net.Inet6Address ? "[" + h + "]" : h;
     }
 
     public TurnServer server() {

@@ -31,7 +31,10 @@ public class OwnerCalls {
 
     public HttpResponse<String> run(HttpRequest<?> req, String body, Caller caller, UUID meetingId,
                                     LongFunction<HttpResponse<String>> local) {
-        meetings.requireVisible(caller, meetingId);
+        if (ownership.epochIfOwned(meetingId) == null) {
+            // never create owner keys for unknown meetings; owned meetings check the tenant under the row lock
+            meetings.requireVisible(caller, meetingId);
+        }
         Route r = ownership.route(meetingId);
         if (r instanceof Route.Remote remote) {
             return forwarder.forward(req, body, remote.owner(), cfg.podName());

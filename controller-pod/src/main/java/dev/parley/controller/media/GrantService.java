@@ -44,7 +44,7 @@ import java.util.concurrent.TimeUnit;
  */
 @Context
 @Singleton
-public class GrantService {
+public final class GrantService {
     private static final Logger LOG = LoggerFactory.getLogger(GrantService.class);
     /** Safety margin between grant expiry and what the lease vouches for. */
     static final long LEASE_MARGIN_MS = 300;
@@ -127,10 +127,11 @@ public class GrantService {
                 ps.setObject(1, meetingId);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
+                        // we don't know what the old owner pushed: wait for our (higher-epoch) grants to be
+                        // acknowledged everywhere, or for every old grant to run out
                         Map<UUID, Long> targets = new HashMap<>();
-                        UUID pid = rs.getObject(2, UUID.class);
-                        if (pid != null && g.parts.containsKey(pid)) {
-                            targets.put(pid, g.parts.get(pid).version);
+                        for (Map.Entry<UUID, PartState> e : g.parts.entrySet()) {
+                            targets.put(e.getKey(), e.getValue().version);
                         }
                         g.pending.add(new Pending(rs.getObject(1, UUID.class), targets, System.nanoTime(),
                                 "end_meeting".equals(rs.getString(3))));
@@ -195,6 +196,11 @@ public class GrantService {
             g.pending.add(new Pending(cmd.commandId(), Map.copyOf(cmd.grantTargets()), System.nanoTime(), cmd.endsMeeting()));
         }
         push(meetingId, g);
+    }
+
+    /** After a change outside the command path (leave, reconnect timeout): re-read and push revocations now. */
+    public void refresh(UUID meetingId) {
+        afterTransport(meetingId);
     }
 
     /** After a transport was reserved: the SFU should hold a grant before the client's offer arrives. */

@@ -363,6 +363,7 @@ public class SignalingSocket {
         c.left = true;
         try {
             registry.publish(c.meetingId, participants.leave(c.meetingId, c.epoch, c.participantId, -1, "left"));
+            grants.refresh(c.meetingId); // a participant who left must not keep media rights
         } finally {
             reply(c, "left");
             c.session.close(CloseReason.NORMAL);
@@ -388,6 +389,7 @@ public class SignalingSocket {
                 graceTimers.remove(k);
                 try {
                     registry.publish(m, participants.leave(m, epoch, p, gen, "reconnect_timeout"));
+                    grants.refresh(m);
                 } catch (RuntimeException e) {
                     LOG.debug("grace expiry for {} skipped: {}", p, e.toString());
                 }

@@ -151,9 +151,15 @@ class ResumeIT {
             again.await("joined", 5000);
             await().atMost(Duration.ofSeconds(10)).until(() ->
                     "left".equals(h.scalar("SELECT admission_state FROM meeting_participants WHERE participant_id = '" + gone[1] + "'")));
+            // the ghost lost its media rights at the SFU too
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                var held = h.sfus.get(0).held(s.meetingId, gone[1]);
+                return held == null || !held.grant().subscribe();
+            });
             Thread.sleep(500);
             assertThat(h.scalar("SELECT admission_state FROM meeting_participants WHERE participant_id = '" + back[1] + "'"))
                     .isEqualTo("admitted");
+            assertThat(h.sfus.get(0).held(s.meetingId, back[1]).grant().subscribe()).isTrue();
         }
         assertThat(UUID.fromString(gone[1])).isNotNull();
     }

@@ -345,14 +345,21 @@ public final class PoolReconcile {
         }
         String podPhase = p.getStatus() == null ? null : p.getStatus().getPhase();
         boolean failed = "Failed".equals(podPhase) || "Succeeded".equals(podPhase);
-        Instant unreadySince = null;
+        // Unready counts only while the registry says ACTIVE (our gate is True): a pod that is still starting or
+        // draining is unready by design. The clock starts at the later of the two transitions.
+        Instant readyFalse = null;
+        Instant gateTrue = null;
         if (p.getStatus() != null && p.getStatus().getConditions() != null) {
             for (PodCondition c : p.getStatus().getConditions()) {
                 if ("Ready".equals(c.getType()) && "False".equals(c.getStatus())) {
-                    unreadySince = parse(c.getLastTransitionTime(), now);
+                    readyFalse = parse(c.getLastTransitionTime(), now);
+                } else if (ParleyApi.READINESS_GATE.equals(c.getType()) && "True".equals(c.getStatus())) {
+                    gateTrue = parse(c.getLastTransitionTime(), now);
                 }
             }
         }
+        Instant unreadySince = readyFalse == null || gateTrue == null ? null
+                : readyFalse.isAfter(gateTrue) ? readyFalse : gateTrue;
         return new PoolPod(p.getMetadata().getName(), created, load, a.containsKey(ParleyApi.ANNOTATION_REGISTERED_AT),
                 failed, unreadySince, drain, a.get(ParleyApi.ANNOTATION_DRAIN_REQUESTED));
     }
@@ -388,17 +395,27 @@ public final class PoolReconcile {
         }
     }
 
+    /** Read-modify-write of a pod, retried when someone else (kubectl-parley, kubelet) changed it meanwhile. */
     private void editPod(PoolDefinition def, String name, java.util.function.Consumer<Pod> change) {
-        client.pods().inNamespace(def.namespace()).withName(name).edit(p -> {
-            if (p.getMetadata().getAnnotations() == null) {
-                p.getMetadata().setAnnotations(new HashMap<>());
+        for (int attempt = 1; ; attempt++) {
+            try {
+                client.pods().inNamespace(def.namespace()).withName(name).edit(p -> {
+                    if (p.getMetadata().getAnnotations() == null) {
+                        p.getMetadata().setAnnotations(new HashMap<>());
+                    }
+                    if (p.getMetadata().getLabels() == null) {
+                        p.getMetadata().setLabels(new HashMap<>());
+                    }
+                    change.accept(p);
+                    return p;
+                });
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt >= 5) {
+                    throw e;
+                }
             }
-            if (p.getMetadata().getLabels() == null) {
-                p.getMetadata().setLabels(new HashMap<>());
-            }
-            change.accept(p);
-            return p;
-        });
+        }
     }
 
     private Pod refetch(Pod p) {

@@ -23,6 +23,10 @@ public final class RegistryJson {
         JsonNode load = n.path("load");
         String state = n.path("state").asText(PodLoad.ACTIVE);
         String url = n.hasNonNull("internal_url") ? n.get("internal_url").asText() : null;
+        if (url == null && n.hasNonNull("address") && n.path("ports").hasNonNull("internal")) {
+            // TURN publishes {address, ports{internal}} instead of a URL
+            url = "http://" + n.get("address").asText() + ":" + n.path("ports").get("internal").asInt();
+        }
         return new PodLoad(state,
                 num(load, n, "egress_bps"), num(load, n, "ingress_bps"),
                 Math.max(num(load, n, "pps"), num(load, n, "packets_per_second")),

@@ -63,6 +63,23 @@ public final class Pools {
         return pods(c, ns, component, pool).stream().map(p -> p.getMetadata().getName()).sorted().toList();
     }
 
+    /** What kubectl-parley drain does, retried on conflicts with the operator's own pod updates. */
+    public static void requestDrain(KubernetesClient c, String ns, String pod, String reason) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                c.pods().inNamespace(ns).withName(pod).edit(p -> {
+                    p.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_REQUESTED, reason);
+                    return p;
+                });
+                return;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt >= 10) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     public static String annotation(Pod p, String key) {
         return p.getMetadata().getAnnotations() == null ? null : p.getMetadata().getAnnotations().get(key);
     }

@@ -18,7 +18,7 @@ public final class RegistryWriter implements AutoCloseable {
 
     public RegistryWriter(Client client) throws Exception {
         this.client = client;
-        this.lease = client.getLeaseClient().grant(120).get(5, TimeUnit.SECONDS).getID();
+        this.lease = client.getLeaseClient().grant(900).get(5, TimeUnit.SECONDS).getID();
     }
 
     public void sfu(String region, String pod, String state, double stress, long transports) throws Exception {

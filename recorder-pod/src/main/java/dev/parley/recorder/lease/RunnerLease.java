@@ -60,7 +60,7 @@ public final class RunnerLease implements GenerationFence, AutoCloseable {
     /** Claims the job for this generation or throws when a higher (or the same, elsewhere) generation owns it. */
     public void acquire() throws StaleGenerationException {
         try {
-            leaseId = etcd.getLeaseClient().grant(ttlSeconds).get(5, TimeUnit.SECONDS).getID();
+            leaseId = grantWithRetry();
             keepAlive = etcd.getLeaseClient().keepAlive(leaseId, new StreamObserver<>() {
                 @Override
                 public void onNext(LeaseKeepAliveResponse r) {
@@ -118,6 +118,22 @@ public final class RunnerLease implements GenerationFence, AutoCloseable {
             throw new IllegalStateException(e);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("etcd unavailable while claiming job " + jobId, e);
+        }
+    }
+
+    /** The first etcd call also connects; on a busy node that can take seconds: retry for up to 30 s. */
+    private long grantWithRetry() throws InterruptedException, ExecutionException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return etcd.getLeaseClient().grant(ttlSeconds).get(10, TimeUnit.SECONDS).getID();
+            } catch (ExecutionException | TimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                LOG.warn("etcd not answering yet ({}), retrying", e.toString());
+                Thread.sleep(500);
+            }
         }
     }
 

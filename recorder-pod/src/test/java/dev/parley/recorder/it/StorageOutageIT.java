@@ -11,11 +11,10 @@ import dev.parley.recorder.media.LoopbackTrackSources;
 import dev.parley.recorder.metrics.RecorderMetrics;
 import dev.parley.recorder.storage.ObjectStore;
 import dev.parley.recorder.storage.S3Clients;
-import dev.parley.recorder.testing.EtcdServer;
+import dev.parley.testsupport.etcd.EtcdCluster;
 import dev.parley.recorder.testing.RecorderEnv;
 import dev.parley.recorder.testing.RtpPublisher;
-import dev.parley.recorder.testing.S3ProxyServer;
-import java.nio.file.Files;
+import dev.parley.testsupport.s3.S3Proxy;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -37,13 +36,13 @@ class StorageOutageIT {
 
     @TempDir
     static Path tmp;
-    static EtcdServer etcd;
-    static S3ProxyServer s3;
+    static EtcdCluster etcd;
+    static S3Proxy s3;
 
     @BeforeAll
     static void up() throws Exception {
-        etcd = new EtcdServer(tmp.resolve("etcd"));
-        s3 = new S3ProxyServer(Files.createDirectories(tmp.resolve("s3")));
+        etcd = EtcdCluster.start(1);
+        s3 = S3Proxy.start("recordings", S3Proxy.Backend.FILESYSTEM); // objects survive the outage
     }
 
     @AfterAll
@@ -116,7 +115,7 @@ class StorageOutageIT {
             Awaits.until(() -> run.metrics().total(RecorderMetrics.SEGMENTS_UPLOADED) >= 2, 30);
             s3.stop();
             Thread.sleep(OUTAGE * 1000L);
-            s3.start();
+            s3.restart(); // same port
             assertThat(pub.waitFor(MEDIA + 60)).isTrue();
         }
         Thread.sleep(300);

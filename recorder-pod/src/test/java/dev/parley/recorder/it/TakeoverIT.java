@@ -16,11 +16,11 @@ import dev.parley.recorder.segment.Ffmpeg;
 import dev.parley.recorder.storage.ObjectStore;
 import dev.parley.recorder.storage.S3Clients;
 import dev.parley.recorder.storage.Sha256;
-import dev.parley.recorder.testing.EtcdServer;
+import dev.parley.testsupport.etcd.EtcdCluster;
 import dev.parley.recorder.testing.RecorderEnv;
 import dev.parley.recorder.testing.RecorderProcess;
 import dev.parley.recorder.testing.RtpPublisher;
-import dev.parley.recorder.testing.S3ProxyServer;
+import dev.parley.testsupport.s3.S3Proxy;
 import dev.parley.recorder.testing.UdpRelay;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,13 +42,13 @@ class TakeoverIT {
 
     @TempDir
     static Path tmp;
-    static EtcdServer etcd;
-    static S3ProxyServer s3;
+    static EtcdCluster etcd;
+    static S3Proxy s3;
 
     @BeforeAll
     static void up() throws Exception {
-        etcd = new EtcdServer(tmp.resolve("etcd"));
-        s3 = new S3ProxyServer(Files.createDirectories(tmp.resolve("s3")));
+        etcd = EtcdCluster.start(1);
+        s3 = S3Proxy.start("recordings");
     }
 
     @AfterAll
@@ -110,7 +110,7 @@ class TakeoverIT {
                 Awaits.until(() -> state(store, job).map(m -> m.segments.stream()
                         .filter(x -> x.generation() == 2).map(Manifest.SegmentEntry::trackId).distinct().count() == 2
                         && m.segments.stream().filter(x -> x.generation() == 2).count() >= 4).orElse(false), 60);
-                pub.close(); // the meeting ends
+                pub.stop(); // the meeting ends
                 Thread.sleep(500);
                 gen2.requestStop("test: meeting ended");
                 t.join(180_000);

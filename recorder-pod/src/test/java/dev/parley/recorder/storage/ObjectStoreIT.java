@@ -2,7 +2,7 @@ package dev.parley.recorder.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.parley.recorder.testing.S3ProxyServer;
+import dev.parley.testsupport.s3.S3Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,14 +16,14 @@ import org.junit.jupiter.api.io.TempDir;
 class ObjectStoreIT {
     @TempDir
     static Path tmp;
-    static S3ProxyServer s3proxy;
+    static S3Proxy s3proxy;
     static ObjectStore store;
 
     @BeforeAll
     static void start() throws Exception {
-        s3proxy = new S3ProxyServer(Files.createDirectories(tmp.resolve("s3")));
-        store = new ObjectStore(S3Clients.create(new S3Settings(s3proxy.endpoint(), "us-east-1", "probe",
-                S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY, Duration.ofSeconds(5))), "probe");
+        s3proxy = S3Proxy.start("probe");
+        store = new ObjectStore(S3Clients.create(new S3Settings(s3proxy.endpointUri(), "us-east-1", "probe",
+                S3Proxy.ACCESS_KEY, S3Proxy.SECRET_KEY, Duration.ofSeconds(5))), "probe");
         store.createBucketIfMissing();
     }
 

@@ -1,5 +1,7 @@
 package dev.parley.recorder.testing;
 
+import dev.parley.testsupport.etcd.EtcdCluster;
+import dev.parley.testsupport.s3.S3Proxy;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -9,18 +11,18 @@ public final class RecorderEnv {
     private RecorderEnv() {
     }
 
-    public static Map<String, String> of(EtcdServer etcd, S3ProxyServer s3, String job, long generation,
+    public static Map<String, String> of(EtcdCluster etcd, S3Proxy s3, String job, long generation,
                                          String tracks, Path spool, int segmentSeconds) {
         Map<String, String> env = new HashMap<>();
         env.put("PARLEY_RECORDING_JOB_ID", job);
         env.put("PARLEY_RECORDING_GENERATION", Long.toString(generation));
         env.put("PARLEY_POD_NAME", "recorder-" + job + "-g" + generation);
-        env.put("PARLEY_ETCD_ENDPOINTS", etcd.endpoint());
+        env.put("PARLEY_ETCD_ENDPOINTS", etcd.endpointsCsv());
         env.put("PARLEY_LEASE_TTL_SECONDS", "2");
-        env.put("PARLEY_S3_ENDPOINT", s3.endpoint().toString());
-        env.put("PARLEY_S3_BUCKET", "recordings");
-        env.put("PARLEY_S3_ACCESS_KEY", S3ProxyServer.ACCESS_KEY);
-        env.put("PARLEY_S3_SECRET_KEY", S3ProxyServer.SECRET_KEY);
+        env.put("PARLEY_S3_ENDPOINT", s3.endpoint());
+        env.put("PARLEY_S3_BUCKET", s3.bucket());
+        env.put("PARLEY_S3_ACCESS_KEY", S3Proxy.ACCESS_KEY);
+        env.put("PARLEY_S3_SECRET_KEY", S3Proxy.SECRET_KEY);
         env.put("PARLEY_RECORDER_CREATE_BUCKET", "true");
         env.put("PARLEY_RECORDER_RTP_TRACKS", tracks);
         env.put("PARLEY_RECORDER_SEGMENT_SECONDS", Integer.toString(segmentSeconds));

@@ -49,9 +49,14 @@ public final class RtpPublisher implements AutoCloseable {
         return process.waitFor(seconds, TimeUnit.SECONDS);
     }
 
+    /** The publisher leaves (the meeting ends). */
+    public void stop() {
+        process.destroyForcibly();
+    }
+
     @Override
     public void close() {
-        process.destroyForcibly();
+        stop();
     }
 
     public static int freeUdpPort() throws IOException {

@@ -1,46 +1,77 @@
 package dev.parley.sfu.allocation;
 
+import java.util.Arrays;
+
 /**
  * Turns the raw estimate into the budget the allocator may spend: a falling estimate is followed at once
- * (sending more than the path carries builds queues and loss for everyone on it), a rising one only after
- * it has held for {@code holdMs}, and then only up to the lowest value it had during that time. This is what
- * keeps a subscriber from climbing to a layer on a momentary peak and falling back a second later.
+ * (sending more than the path carries builds queues and loss for everyone on it), a rising one only once it
+ * has stayed above the budget for {@code holdMs}, and then only up to the lowest value it had during the
+ * last {@code holdMs}. This is what keeps a subscriber from climbing to a layer on a momentary peak and
+ * falling back a second later.
+ *
+ * <p>The window minimum is kept in {@value #BUCKETS} time buckets of a tenth of the hold each (a bucket
+ * partly older than the window still counts, which errs on the cautious side); no allocation per update.
  */
 final class BudgetHysteresis {
 
+    private static final int BUCKETS = 12;
+    private static final int WINDOW_BUCKETS = 10;
+
     private final long holdMs;
+    private final long bucketMs;
+    private final long[] bucketMin = new long[BUCKETS];
+    private final long[] bucketIdx = new long[BUCKETS];
     private long budgetBps = -1;
-    private long riseStartMs;
-    private long minSinceRise;
-    private boolean rising;
+    private long aboveSinceMs = Long.MIN_VALUE;
 
     BudgetHysteresis(long holdMs) {
         this.holdMs = holdMs;
+        this.bucketMs = Math.max(1, holdMs / WINDOW_BUCKETS);
+        Arrays.fill(bucketIdx, Long.MIN_VALUE);
     }
 
     long update(long estimateBps, long nowMs) {
+        record(estimateBps, nowMs);
         if (budgetBps < 0 || estimateBps <= budgetBps) {
             budgetBps = estimateBps;
-            rising = false;
+            aboveSinceMs = Long.MIN_VALUE;
             return budgetBps;
         }
-        if (!rising) {
-            rising = true;
-            riseStartMs = nowMs;
-            minSinceRise = estimateBps;
-        } else {
-            minSinceRise = Math.min(minSinceRise, estimateBps);
+        if (aboveSinceMs == Long.MIN_VALUE) {
+            aboveSinceMs = nowMs;
         }
-        if (nowMs - riseStartMs >= holdMs) {
-            budgetBps = minSinceRise;
-            // keep watching from here: a still-rising estimate needs another hold for the next step
-            riseStartMs = nowMs;
-            minSinceRise = estimateBps;
+        if (nowMs - aboveSinceMs >= holdMs) {
+            long held = windowMin(nowMs);
+            if (held > budgetBps) {
+                budgetBps = held;
+            }
         }
         return budgetBps;
     }
 
     long budgetBps() {
         return budgetBps;
+    }
+
+    private void record(long estimateBps, long nowMs) {
+        long idx = Math.floorDiv(nowMs, bucketMs);
+        int slot = (int) Math.floorMod(idx, (long) BUCKETS);
+        if (bucketIdx[slot] != idx) {
+            bucketIdx[slot] = idx;
+            bucketMin[slot] = estimateBps;
+        } else {
+            bucketMin[slot] = Math.min(bucketMin[slot], estimateBps);
+        }
+    }
+
+    private long windowMin(long nowMs) {
+        long nowIdx = Math.floorDiv(nowMs, bucketMs);
+        long min = Long.MAX_VALUE;
+        for (int i = 0; i < BUCKETS; i++) {
+            if (bucketIdx[i] >= nowIdx - WINDOW_BUCKETS && bucketIdx[i] <= nowIdx) {
+                min = Math.min(min, bucketMin[i]);
+            }
+        }
+        return min;
     }
 }

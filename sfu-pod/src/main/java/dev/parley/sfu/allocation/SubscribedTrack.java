@@ -12,7 +12,9 @@ import java.util.List;
  * @param tileWidth   rendered tile size in CSS pixels from the client's layout; 0 × 0 = not visible
  * @param tileHeight  see tileWidth
  * @param maxFps      subscriber's frame rate limit from its subscribe request, 0 = none
- * @param layers      available operating points (any order); at least one
+ * @param layers      available operating points (any order); at least one. A layer whose bitrate is not
+ *                    known yet (0, e.g. the first second of a publisher) is given a nominal one, so the
+ *                    allocator never takes an unmeasured 720p layer for free
  */
 public record SubscribedTrack(String trackId, TrackKind kind, boolean pinned, int speakerRank, int tileWidth,
                               int tileHeight, double maxFps, List<VideoLayer> layers) {
@@ -21,7 +23,34 @@ public record SubscribedTrack(String trackId, TrackKind kind, boolean pinned, in
         if (trackId == null || kind == null || layers == null || layers.isEmpty()) {
             throw new IllegalArgumentException("trackId, kind and at least one layer are required");
         }
-        layers = List.copyOf(layers);
+        layers = withNominalBitrates(kind, layers);
+    }
+
+    /** Audio assumes Opus at 40 kbps; video about 0.07 bits per pixel per frame, or 150 kbps × 3^spatial. */
+    private static List<VideoLayer> withNominalBitrates(TrackKind kind, List<VideoLayer> layers) {
+        boolean allKnown = true;
+        for (VideoLayer l : layers) {
+            allKnown &= l.bitrateBps() > 0;
+        }
+        if (allKnown) {
+            return List.copyOf(layers);
+        }
+        java.util.ArrayList<VideoLayer> out = new java.util.ArrayList<>(layers.size());
+        for (VideoLayer l : layers) {
+            long bps = l.bitrateBps();
+            if (bps <= 0) {
+                if (kind == TrackKind.AUDIO) {
+                    bps = 40_000;
+                } else if (l.width() > 0 && l.height() > 0 && l.fps() > 0) {
+                    bps = Math.max(30_000, (long) (0.07 * l.width() * l.height() * l.fps()));
+                } else {
+                    bps = 150_000L * (long) Math.pow(3, Math.min(l.spatial(), 4));
+                }
+                l = new VideoLayer(l.spatial(), l.temporal(), bps, l.width(), l.height(), l.fps());
+            }
+            out.add(l);
+        }
+        return List.copyOf(out);
     }
 
     public static SubscribedTrack audio(String trackId, long bitrateBps) {

@@ -17,6 +17,10 @@ public final class SfuMetrics {
     public final LongAdder plisSent = new LongAdder(), plisReceived = new LongAdder();
     public final LongAdder srtpAuthFailures = new LongAdder(), stunRequests = new LongAdder();
     private final Map<String, LongAdder> drops = new ConcurrentHashMap<>();
+    /** Upper bounds (µs) of the forwarding-latency histogram buckets; the last bucket is +Inf. */
+    public static final long[] LATENCY_BUCKETS_US = {25, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 10000, 20000, 50000};
+    private final java.util.concurrent.atomic.AtomicLongArray latency = new java.util.concurrent.atomic.AtomicLongArray(LATENCY_BUCKETS_US.length + 1);
+    private final LongAdder latencySumUs = new LongAdder();
     private final Map<String, LongSupplier> gauges = new ConcurrentHashMap<>();
     private volatile long ingressBps, egressBps, pps;
     private long lastIn, lastOut, lastPk, lastTick = System.nanoTime();
@@ -35,8 +39,30 @@ public final class SfuMetrics {
 
     public void gauge(String name, LongSupplier s) { gauges.put(name, s); }
 
-    /** Called on the media thread for every sent packet. */
-    public void queueAge(long micros) { if (micros > queueAgeWindowMax) queueAgeWindowMax = micros; }
+    /**
+     * Called on the media thread for every forwarded packet with the time from its receipt on the socket to its
+     * hand-off to the socket writer (decrypt, route, rewrite, encrypt, and the fan-out copies before it).
+     */
+    public void queueAge(long micros) {
+        if (micros > queueAgeWindowMax) queueAgeWindowMax = micros;
+        int i = 0;
+        while (i < LATENCY_BUCKETS_US.length && micros > LATENCY_BUCKETS_US[i]) i++;
+        latency.incrementAndGet(i);
+        latencySumUs.add(micros);
+    }
+
+    /** Latency at percentile {@code q} (0..1) as the upper bound of its bucket, in µs (-1 if +Inf, 0 if empty). */
+    public long latencyPercentileUs(double q) {
+        long total = 0;
+        for (int i = 0; i < latency.length(); i++) total += latency.get(i);
+        if (total == 0) return 0;
+        long rank = (long) Math.ceil(q * total), seen = 0;
+        for (int i = 0; i < latency.length(); i++) {
+            seen += latency.get(i);
+            if (seen >= rank) return i < LATENCY_BUCKETS_US.length ? LATENCY_BUCKETS_US[i] : -1;
+        }
+        return -1;
+    }
 
     /** Once a second (media thread). */
     public void tick() {
@@ -72,6 +98,15 @@ public final class SfuMetrics {
         counter(sb, "parley_sfu_plis_sent_total", "PLIs sent to publishers", plisSent.sum());
         counter(sb, "parley_sfu_plis_received_total", "PLI/FIR received from subscribers", plisReceived.sum());
         counter(sb, "parley_sfu_srtp_auth_failures_total", "SRTP/SRTCP packets failing authentication", srtpAuthFailures.sum());
+        sb.append("# HELP parley_sfu_forward_latency_us Receipt-to-send time of forwarded packets\n# TYPE parley_sfu_forward_latency_us histogram\n");
+        long cum = 0;
+        for (int i = 0; i < latency.length(); i++) {
+            cum += latency.get(i);
+            String le = i < LATENCY_BUCKETS_US.length ? String.valueOf(LATENCY_BUCKETS_US[i]) : "+Inf";
+            sb.append("parley_sfu_forward_latency_us_bucket{le=\"").append(le).append("\"} ").append(cum).append('\n');
+        }
+        sb.append("parley_sfu_forward_latency_us_sum ").append(latencySumUs.sum()).append('\n');
+        sb.append("parley_sfu_forward_latency_us_count ").append(cum).append('\n');
         sb.append("# HELP parley_sfu_drops_total Dropped packets by reason\n# TYPE parley_sfu_drops_total counter\n");
         for (Map.Entry<String, LongAdder> d : new TreeMap<>(drops).entrySet()) {
             sb.append("parley_sfu_drops_total{reason=\"").append(d.getKey()).append("\"} ").append(d.getValue().sum()).append('\n');

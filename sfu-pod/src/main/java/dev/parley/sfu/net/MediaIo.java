@@ -44,6 +44,8 @@ public final class MediaIo implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MediaIo.class);
     /** Bound of one TCP path's send queue: past it packets are dropped (the router drops to a keyframe). */
     public static final int TCP_HIGH_WATER = 512 * 1024;
+    /** Bound of the shared UDP socket's user-space send queue. */
+    public static final int UDP_HIGH_WATER = 8 * 1024 * 1024;
 
     private final EventLoopGroup group;
     private final EventLoopGroup acceptGroup;
@@ -70,6 +72,8 @@ public final class MediaIo implements AutoCloseable {
         Class<? extends ServerSocketChannel> sc = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         udp = new Bootstrap().group(group).channel(dc)
                 .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
+                // bound of what waits in user space when the kernel send buffer is full; past it packets drop
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(UDP_HIGH_WATER / 2, UDP_HIGH_WATER))
                 .handler(new UdpInbound())
                 .bind(address, udpPort).sync().channel();
         tcp = new ServerBootstrap().group(acceptGroup, group).channel(sc)
@@ -179,7 +183,7 @@ public final class MediaIo implements AutoCloseable {
             return true;
         }
 
-        @Override public boolean writable() { return true; }
+        @Override public boolean writable() { return udp.isWritable(); }
         @Override public boolean isTcp() { return false; }
         @Override public SocketAddress remote() { return remote; }
         @Override public void close() { }

@@ -27,6 +27,7 @@ public final class ParticipantQualityTracker {
     private int maxRtt = -1;
     private double maxJitter = -1;
     private long minEstimate = -1;
+    private int minLayer = Integer.MAX_VALUE;
 
     public ParticipantQualityTracker(String participantId, long intervalMs) {
         this.participantId = participantId;
@@ -45,6 +46,7 @@ public final class ParticipantQualityTracker {
         maxLoss = Math.max(maxLoss, s.lossFraction());
         maxRtt = Math.max(maxRtt, s.rttMs());
         maxJitter = Math.max(maxJitter, s.jitterMs());
+        minLayer = Math.min(minLayer, s.topSpatialLayer());
         if (s.estimateBps() >= 0) {
             minEstimate = minEstimate < 0 ? s.estimateBps() : Math.min(minEstimate, s.estimateBps());
         }
@@ -61,7 +63,8 @@ public final class ParticipantQualityTracker {
         if (!due && !worse) {
             return null;
         }
-        QualityReport r = new QualityReport(participantId, worst, maxLoss, maxRtt, maxJitter, minEstimate, ++sequence);
+        QualityReport r = new QualityReport(participantId, worst, maxLoss, maxRtt, maxJitter, minEstimate,
+                minLayer == Integer.MAX_VALUE ? -1 : minLayer, ++sequence);
         reported = worst;
         lastReportMs = nowMs;
         worst = null;
@@ -69,6 +72,7 @@ public final class ParticipantQualityTracker {
         maxRtt = -1;
         maxJitter = -1;
         minEstimate = -1;
+        minLayer = Integer.MAX_VALUE;
         return r;
     }
 }

@@ -13,7 +13,8 @@ package dev.parley.sfu.quality;
  * @param videoDeficient a subscribed video track is below the layer its layout wants, for bandwidth
  * @param videoPaused   a subscribed video track is paused for bandwidth
  * @param mediaFlowing  any packet or feedback arrived from the participant since the previous sample
+ * @param topSpatialLayer highest spatial layer forwarded to the participant on any video track, -1 if none
  */
 public record QualitySample(double lossFraction, int rttMs, double jitterMs, long estimateBps,
-                            boolean videoDeficient, boolean videoPaused, boolean mediaFlowing) {
+                            boolean videoDeficient, boolean videoPaused, boolean mediaFlowing, int topSpatialLayer) {
 }

@@ -1,6 +1,7 @@
 package dev.parley.sfu.routing;
 
 import dev.parley.sfu.grant.GrantBook;
+import dev.parley.sfu.speaker.ActiveSpeakerDetector;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -10,6 +11,10 @@ public final class Meeting {
     final String id;
     final GrantBook grants = new GrantBook();
     final Map<String, Participant> participants = new LinkedHashMap<>();
+    /** Dominant/active speakers from the audio-level extension; evaluated on the media timer. */
+    final ActiveSpeakerDetector speakers = new ActiveSpeakerDetector(3);
+    /** Owner controller's events URL (the latest one a transport request carried). */
+    String eventsUrl;
 
     Meeting(String id) { this.id = id; }
 

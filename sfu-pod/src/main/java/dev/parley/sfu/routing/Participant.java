@@ -28,6 +28,8 @@ public final class Participant {
     final Map<String, int[]> wanted = new HashMap<>();
     /** SSRC the SFU uses as RTCP sender toward this participant. */
     final int rtcpSsrc = RANDOM.nextInt() | 1;
+    /** Slot in the meeting's active-speaker detector, or -1 while no audio is published. */
+    int speakerSlot = -1;
 
     Participant(String id, Meeting meeting) {
         this.id = id;

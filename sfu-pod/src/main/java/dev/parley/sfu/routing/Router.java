@@ -149,6 +149,7 @@ public final class Router implements PacketHandler, TransportListener {
             }
         }
         Participant p = m.participants.computeIfAbsent(participantId, id -> new Participant(id, m));
+        if (eventsUrl != null && !eventsUrl.isBlank()) m.eventsUrl = eventsUrl;
         WebRtcTransport existing = publish ? p.publish : p.subscribe;
         long existingGen = publish ? p.publishGeneration : p.subscribeGeneration;
         if (existing != null && generation < existingGen) throw new Rejected(409, "stale_generation", null, "older transport generation");
@@ -200,6 +201,7 @@ public final class Router implements PacketHandler, TransportListener {
             PublishedTrack t = new PublishedTrack(p, mp.mid(), mp.isVideo(), mp.codec(), mp.payloadType(), mp.clockRate(),
                     mp.rids(), mp.ext(ExtensionUris.AUDIO_LEVEL));
             p.tracksByMid.put(mp.mid(), t);
+            if (!t.video && t.audioLevelExtId > 0) p.speakerSlot = p.meeting.speakers.register(p.id);
             for (Long s : mp.offeredSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
             ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", t.trackId).put("kind", t.kind())
                     .put("simulcast_layers", t.layers.length);
@@ -285,6 +287,7 @@ public final class Router implements PacketHandler, TransportListener {
         for (Slot s : p.slots) if (s.track != null) s.track.slots.remove(s);
         m.participants.remove(participantId);
         m.grants.remove(participantId);
+        m.speakers.unregister(participantId);
         if (m.participants.isEmpty()) meetings.remove(meetingId);
     }
 
@@ -376,6 +379,10 @@ public final class Router implements PacketHandler, TransportListener {
         if (m == null) { metrics.drop("stun_malformed"); return; }
         if (m.type != Stun.BINDING_REQUEST) return;   // indications, stray responses
         metrics.stunRequests.increment();
+        if (loopbackPeersOnly && !((InetSocketAddress) path.remote()).getAddress().isLoopbackAddress()) {
+            metrics.drop("peer_not_loopback");
+            return;
+        }
         String u = m.username;
         int colon = u == null ? -1 : u.indexOf(':');
         if (colon <= 0) { metrics.drop("stun_no_username"); return; }
@@ -445,6 +452,10 @@ public final class Router implements PacketHandler, TransportListener {
             } else {
                 keyframe = H264Keyframes.isKeyframe(b, off + hl, pl);
             }
+        }
+        if (!tr.video && p.speakerSlot >= 0) {
+            int level = HeaderExtensions.audioLevel(b, off, len, tr.audioLevelExtId);
+            if (level >= 0) p.meeting.speakers.onAudioLevel(p.speakerSlot, level, now / 1_000_000);
         }
         List<Slot> slots = tr.slots;
         for (int i = 0; i < slots.size(); i++) forward(slots.get(i), layer, b, off, len, hl, pl, keyframe, vp8, now);
@@ -670,8 +681,10 @@ public final class Router implements PacketHandler, TransportListener {
         try {
             long now = System.nanoTime();
             for (WebRtcTransport t : new ArrayList<>(owners.keySet())) t.checkConsent(now);
+            boolean speakerRound = ++ticks % 3 == 0;                       // every 300 ms
             for (Meeting m : meetings.values()) {
                 for (Participant p : m.participants.values()) for (Slot s : p.slots) if (s.video && s.track != null) selectLayer(s, now);
+                if (speakerRound) reportSpeakers(m, now);
             }
             if (now - lastSecondTick >= 1_000_000_000L) {
                 lastSecondTick = now;
@@ -682,6 +695,17 @@ public final class Router implements PacketHandler, TransportListener {
         } catch (RuntimeException e) {
             LOG.warn("media tick failed", e);
         }
+    }
+
+    private long ticks;
+
+    private void reportSpeakers(Meeting m, long now) {
+        dev.parley.sfu.speaker.ActiveSpeakers a = m.speakers.evaluate(now / 1_000_000);
+        if (a == null) return;
+        ObjectNode data = JsonNodeFactory.instance.objectNode().put("sequence", a.sequence());
+        var list = data.putArray("speakers");
+        a.speakers().forEach(list::add);
+        events.publish(m.eventsUrl, SfuEvent.ACTIVE_SPEAKERS, m.id, null, 0, data);
     }
 
     /** Picks the simulcast layer that best fits the slot's requested size; asks for a keyframe to switch. */
@@ -737,6 +761,11 @@ public final class Router implements PacketHandler, TransportListener {
     private volatile long rembBitrateBps = 4_000_000;
 
     public void setRembBitrate(long bps) { rembBitrateBps = bps; }
+
+    private volatile boolean loopbackPeersOnly;
+
+    /** Only answer connectivity checks from loopback peers (everything in tests stays on 127.0.0.0/8). */
+    public void setLoopbackPeersOnly(boolean v) { loopbackPeersOnly = v; }
 
     private static long ntpNow() {
         long ms = System.currentTimeMillis();

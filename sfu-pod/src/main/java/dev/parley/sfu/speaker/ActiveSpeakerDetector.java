@@ -11,10 +11,13 @@ import java.util.Map;
  * -dBov) that browsers put on every audio packet, so the SFU never decodes audio.
  *
  * <p>Each participant has an energy score: an exponentially decaying average (time constant
- * {@value #TIME_CONSTANT_MS} ms) of per-packet loudness, where loudness maps levels from
- * {@value #NOISE_FLOOR_DBOV} dBov (background noise, coughs at a distance) to 0 dBov onto 0..1. A cough, a
- * keyboard click or two people saying "yes" over each other moves a 1.5 s average very little; someone who
- * keeps talking owns it within a second.
+ * {@value #TIME_CONSTANT_MS} ms) of per-packet loudness, where loudness maps levels from the participant's
+ * speech threshold to 0 dBov onto 0..1. The threshold is {@value #NOISE_FLOOR_DBOV} dBov, or
+ * {@value #ABOVE_NOISE_DB} dB above that participant's own background noise when that is louder (a fan,
+ * a busy room): the noise floor follows the quietest recent level at once and drifts towards louder levels
+ * by {@value #FLOOR_FALL_DB_PER_S} dB/s (from a quiet-room assumption at join), so the gaps between
+ * syllables keep it at the true floor while a constant noise stops counting as speech within seconds. A cough, a keyboard click or two people saying "yes" over each
+ * other moves a 1.5 s average very little; someone who keeps talking owns it within a second.
  *
  * <p>The dominant speaker changes only when (a) the challenger's score beats the current one by
  * {@value #SWITCH_RATIO}×, (b) it kept that lead for {@value #SWITCH_DELAY_MS} ms, and (c) the current one
@@ -35,6 +38,8 @@ public final class ActiveSpeakerDetector {
     /** Listed as active above ENTER, dropped below LEAVE: two thresholds so the list doesn't toggle. */
     static final double ENTER_SCORE = 0.10;
     static final double LEAVE_SCORE = 0.05;
+    static final int ABOVE_NOISE_DB = 6;
+    static final double FLOOR_FALL_DB_PER_S = 3;
     private static final long PACKET_MS = 20;
     private static final double PACKET_WEIGHT = 1 - Math.exp(-PACKET_MS / TIME_CONSTANT_MS);
 
@@ -44,6 +49,7 @@ public final class ActiveSpeakerDetector {
     private double[] score = new double[8];
     private long[] lastUpdateMs = new long[8];
     private boolean[] listed = new boolean[8];
+    private double[] noiseFloor = new double[8]; // quietest recent level, in dBov
     private int slots;
 
     private int dominant = -1;
@@ -84,6 +90,7 @@ public final class ActiveSpeakerDetector {
         score[slot] = 0;
         lastUpdateMs[slot] = Long.MIN_VALUE;
         listed[slot] = false;
+        noiseFloor[slot] = NOISE_FLOOR_DBOV + ABOVE_NOISE_DB; // assume a quiet room until shown otherwise
         slotById.put(participantId, slot);
         return slot;
     }
@@ -113,10 +120,18 @@ public final class ActiveSpeakerDetector {
             return;
         }
         int level = Math.max(0, Math.min(127, levelDbov));
-        double loudness = Math.max(0, (NOISE_FLOOR_DBOV - level) / (double) NOISE_FLOOR_DBOV);
+        long last = lastUpdateMs[slot];
+        double floor = noiseFloor[slot];
+        if (level >= floor) {
+            floor = level; // a quieter moment shows the background: follow it at once
+        } else if (last != Long.MIN_VALUE && nowMs > last) {
+            floor = Math.max(level, floor - FLOOR_FALL_DB_PER_S * (nowMs - last) / 1000.0);
+        }
+        noiseFloor[slot] = floor;
+        double threshold = Math.min(NOISE_FLOOR_DBOV, floor - ABOVE_NOISE_DB);
+        double loudness = Math.max(0, (threshold - level) / NOISE_FLOOR_DBOV);
         // A packet stands for 20 ms of audio: the time before it (a DTX gap, or jitter) decays the score as
         // silence, and the packet's own 20 ms pull it towards its loudness. So packet rate doesn't matter.
-        long last = lastUpdateMs[slot];
         if (last != Long.MIN_VALUE && nowMs - PACKET_MS > last) {
             score[slot] *= Math.exp(-(nowMs - PACKET_MS - last) / TIME_CONSTANT_MS);
         }
@@ -225,5 +240,6 @@ public final class ActiveSpeakerDetector {
         score = Arrays.copyOf(score, n);
         lastUpdateMs = Arrays.copyOf(lastUpdateMs, n);
         listed = Arrays.copyOf(listed, n);
+        noiseFloor = Arrays.copyOf(noiseFloor, n);
     }
 }

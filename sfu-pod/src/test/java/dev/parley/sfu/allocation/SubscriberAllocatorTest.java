@@ -155,4 +155,17 @@ class SubscriberAllocatorTest {
         AllocationResult hidden = alloc.allocate(150, 300_000, List.of(AUDIO, CAM.withTile(0, 0)));
         assertThat(hidden.track("v1").state()).isEqualTo(TrackState.NOT_VISIBLE);
     }
+
+    @Test
+    void unmeasuredLayersGetANominalBitrateInsteadOfBeingFree() {
+        List<VideoLayer> unmeasured = List.of(
+                new VideoLayer(0, 0, 0, 320, 180, 30),
+                new VideoLayer(1, 0, 0, 640, 360, 30),
+                new VideoLayer(2, 0, 0, 0, 0, 0)); // size not learned yet either
+        SubscribedTrack cam = SubscribedTrack.video("new", TrackKind.CAMERA, 1280, 720, unmeasured);
+        assertThat(cam.layers()).extracting(VideoLayer::bitrateBps).containsExactly(120_960L, 483_840L, 1_350_000L);
+        TrackAllocation a = new SubscriberAllocator().allocate(0, 300_000, List.of(AUDIO, cam)).track("new");
+        assertThat(a.spatial()).as("an unmeasured 720p is not taken for free at 300 kbps").isZero();
+        assertThat(SubscribedTrack.audio("mic", 0).layers().get(0).bitrateBps()).isEqualTo(40_000);
+    }
 }

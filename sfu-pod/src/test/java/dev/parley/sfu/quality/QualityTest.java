@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class QualityTest {
 
     private static QualitySample net(double loss, int rtt, double jitter) {
-        return new QualitySample(loss, rtt, jitter, 2_000_000, false, false, true);
+        return new QualitySample(loss, rtt, jitter, 2_000_000, false, false, true, 2);
     }
 
     @Test
@@ -21,11 +21,11 @@ class QualityTest {
 
     @Test
     void bandwidthLimitsCapTheLevel() {
-        assertThat(QualityScorer.score(new QualitySample(0, 40, 5, 300_000, true, false, true)))
+        assertThat(QualityScorer.score(new QualitySample(0, 40, 5, 300_000, true, false, true, 0)))
                 .isEqualTo(ConnectionQuality.GOOD);
-        assertThat(QualityScorer.score(new QualitySample(0, 40, 5, 50_000, true, true, true)))
+        assertThat(QualityScorer.score(new QualitySample(0, 40, 5, 50_000, true, true, true, 0)))
                 .isEqualTo(ConnectionQuality.POOR);
-        assertThat(QualityScorer.score(new QualitySample(0, 40, 5, 50_000, false, false, false)))
+        assertThat(QualityScorer.score(new QualitySample(0, 40, 5, 50_000, false, false, false, 0)))
                 .isEqualTo(ConnectionQuality.LOST);
     }
 
@@ -45,6 +45,7 @@ class QualityTest {
         QualityReport bad = t.maybeReport(5_000);
         assertThat(bad.quality()).isEqualTo(ConnectionQuality.POOR);
         assertThat(bad.lossFraction()).isEqualTo(0.15);
+        assertThat(bad.topSpatialLayer()).isEqualTo(2);
         assertThat(bad.sequence()).isEqualTo(2);
         // recovery waits for the regular interval
         t.onSample(net(0, 40, 5));
@@ -58,7 +59,7 @@ class QualityTest {
         ParticipantQualityTracker t = new ParticipantQualityTracker("p1", 5_000);
         t.onSample(net(0, 40, 5));
         t.maybeReport(0);
-        QualitySample silent = new QualitySample(0, -1, -1, -1, false, false, false);
+        QualitySample silent = new QualitySample(0, -1, -1, -1, false, false, false, -1);
         t.onSample(silent);
         t.onSample(silent);
         t.onSample(silent);

@@ -82,6 +82,20 @@ class ActiveSpeakerDetectorTest {
     }
 
     @Test
+    void constantBackgroundNoiseStopsCountingAsSpeech() {
+        SplittableRandom rnd = new SplittableRandom(8);
+        // carol sits next to a fan (48..52 dBov all the time); alice talks from t = 10 s, with syllable gaps
+        run(20_000, (w, t) -> switch (w) {
+            case "carol" -> 48 + rnd.nextInt(5);
+            case "alice" -> t < 10_000 ? SILENCE : (t % 500 < 400 ? 20 + rnd.nextInt(15) : 75);
+            default -> SILENCE;
+        }, "alice", "bob", "carol");
+        assertThat(latest.speakers()).as("the fan is not a speaker").containsExactly("alice");
+        assertThat(detector.score("carol", now)).isLessThan(ActiveSpeakerDetector.LEAVE_SCORE);
+        assertThat(lastDominant).isEqualTo("alice");
+    }
+
+    @Test
     void listIsOrderedByEnergyAndSilentParticipantsLeaveIt() {
         run(2_000, (w, t) -> switch (w) {
             case "alice" -> SPEECH;

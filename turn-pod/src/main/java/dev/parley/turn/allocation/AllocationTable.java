@@ -21,6 +21,8 @@ public final class AllocationTable {
     private final Map<InetSocketAddress, Allocation> udp = new ConcurrentHashMap<>();
     private final Map<Allocation, Boolean> all = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> perUser = new ConcurrentHashMap<>();
+    /** RESERVATION-TOKEN → reserved relay port and when the reservation lapses (RFC 8656 §7.2: ~30 s). */
+    private final Map<Long, long[]> reservations = new ConcurrentHashMap<>();
     private final AtomicInteger reserved = new AtomicInteger();
     private final AtomicLong permissions = new AtomicLong();
     private final AtomicLong channels = new AtomicLong();
@@ -108,6 +110,44 @@ public final class AllocationTable {
             }
         }
         return expired;
+    }
+
+    /** Holds {@code port} (already taken in {@link RelayPorts}) for a later Allocate; returns the token. */
+    public long reservePort(int port, long expiresAtMillis) {
+        while (true) {
+            long token = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+            if (token != 0 && reservations.putIfAbsent(token, new long[] {port, expiresAtMillis}) == null) {
+                return token;
+            }
+        }
+    }
+
+    /** Takes a reservation: its port (still held in {@link RelayPorts}), or -1 if unknown or lapsed. */
+    public int takeReservation(long token, long nowMillis) {
+        long[] r = reservations.remove(token);
+        if (r == null) {
+            return -1;
+        }
+        if (r[1] <= nowMillis) {
+            ports.release((int) r[0]);
+            return -1;
+        }
+        return (int) r[0];
+    }
+
+    /** Releases the ports of lapsed reservations. */
+    public void sweepReservations(long nowMillis) {
+        reservations.entrySet().removeIf(e -> {
+            if (e.getValue()[1] <= nowMillis) {
+                ports.release((int) e.getValue()[0]);
+                return true;
+            }
+            return false;
+        });
+    }
+
+    public int reservationCount() {
+        return reservations.size();
     }
 
     public Collection<Allocation> all() {

@@ -36,6 +36,24 @@ public final class RelayPorts {
         return -1;
     }
 
+    /** An even port whose odd neighbour is also free; both are taken (EVEN-PORT with R=1). -1 if none. */
+    public synchronized int acquirePair() {
+        int size = max - min + 1;
+        int start = ThreadLocalRandom.current().nextInt(size);
+        for (int i = 0; i < size; i++) {
+            int idx = (start + i) % size;
+            int port = min + idx;
+            if ((port & 1) != 0 || port + 1 > max || used.get(idx) || used.get(idx + 1)) {
+                continue;
+            }
+            used.set(idx);
+            used.set(idx + 1);
+            inUse += 2;
+            return port;
+        }
+        return -1;
+    }
+
     public synchronized void release(int port) {
         int idx = port - min;
         if (idx >= 0 && idx <= max - min && used.get(idx)) {

@@ -38,6 +38,8 @@ public final class TurnRequestHandler {
     private static final Logger LOG = LoggerFactory.getLogger(TurnRequestHandler.class);
     private static final String SOFTWARE = "Parley TURN";
     private static final int UDP = 17;
+    /** How long the odd port of an EVEN-PORT R=1 allocation stays reserved (RFC 8656 §7.2 suggests ~30 s). */
+    private static final long RESERVATION_MILLIS = 30_000;
 
     private final TurnConfig config;
     private final AllocationTable table;
@@ -228,7 +230,7 @@ public final class TurnRequestHandler {
         Allocation existing = lookup(link);
         if (existing != null) {
             if (existing.isAllocateRetransmit(m.transactionId()) && existing.username().equals(a.username())) {
-                allocateSuccess(link, m, ctx, existing, (existing.expiresAtMillis() - clock.getAsLong()) / 1000);
+                allocateSuccess(link, m, ctx, existing, (existing.expiresAtMillis() - clock.getAsLong()) / 1000, 0);
             } else {
                 error(link, m, ctx, StunErrorCode.ALLOCATION_MISMATCH, a.key(), -1);
             }
@@ -253,23 +255,22 @@ public final class TurnRequestHandler {
             error(link, m, ctx, StunErrorCode.ADDRESS_FAMILY_NOT_SUPPORTED, a.key(), -1);
             return;
         }
-        if (m.has(StunAttribute.RESERVATION_TOKEN)) {
-            // we never hand out reservations, so no token can be valid
-            error(link, m, ctx, StunErrorCode.INSUFFICIENT_CAPACITY, a.key(), -1);
+        int ep = m.find(StunAttribute.EVEN_PORT);
+        int rt = m.find(StunAttribute.RESERVATION_TOKEN);
+        if (ep >= 0 && rt >= 0) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: EVEN-PORT with RESERVATION-TOKEN", a.key(), -1);
             return;
         }
         boolean even = false;
-        int ep = m.find(StunAttribute.EVEN_PORT);
+        boolean reservePair = false;
         if (ep >= 0) {
             if (m.valueLength(ep) < 1) {
                 throw new StunParseException("EVEN-PORT empty");
             }
-            if ((m.buffer().getUnsignedByte(m.valueOffset(ep)) & 0x80) != 0) {
-                error(link, m, ctx, StunErrorCode.INSUFFICIENT_CAPACITY, a.key(), -1); // no reservations
-                return;
-            }
             even = true;
+            reservePair = (m.buffer().getUnsignedByte(m.valueOffset(ep)) & 0x80) != 0;
         }
+        long token = rt >= 0 ? m.uint64(StunAttribute.RESERVATION_TOKEN, 0) : 0;
         long lifetime = grantedLifetime(m.uint32(StunAttribute.LIFETIME, TurnConfig.DEFAULT_LIFETIME), a.credentialExpiryMillis());
         switch (table.reserve(a.participant())) {
             case TOTAL_QUOTA -> {
@@ -285,12 +286,26 @@ public final class TurnRequestHandler {
             case OK -> {
             }
         }
-        bindAndRespond(link, m.transactionId(), a, lifetime, even, 3, m, ctx);
+        int fixedPort = -1;
+        if (rt >= 0) {
+            fixedPort = table.takeReservation(token, clock.getAsLong());
+            if (fixedPort < 0) {
+                table.unreserve(a.participant());
+                error(link, m, ctx, StunErrorCode.INSUFFICIENT_CAPACITY, "Insufficient Capacity: unknown or lapsed token", a.key(), -1);
+                return;
+            }
+        }
+        bindAndRespond(link, m.transactionId(), a, lifetime, new PortChoice(even, reservePair, fixedPort), 3, m, ctx);
     }
 
-    private void bindAndRespond(ClientLink link, byte[] txid, TurnAuthenticator.Result a, long lifetime, boolean even,
-                                int attemptsLeft, StunMessage m, Context ctx) {
-        int port = table.ports().acquire(even);
+    /** How to pick the relay port: any, even (EVEN-PORT), even with the next one reserved (R bit), or a reserved one. */
+    private record PortChoice(boolean even, boolean reservePair, int fixedPort) {
+    }
+
+    private void bindAndRespond(ClientLink link, byte[] txid, TurnAuthenticator.Result a, long lifetime,
+                                PortChoice choice, int attemptsLeft, StunMessage m, Context ctx) {
+        int port = choice.fixedPort() >= 0 ? choice.fixedPort()
+                : choice.reservePair() ? table.ports().acquirePair() : table.ports().acquire(choice.even());
         if (port < 0) {
             table.unreserve(a.participant());
             metrics.quotaRefusal(TurnMetrics.Quota.PORTS);
@@ -307,7 +322,7 @@ public final class TurnRequestHandler {
         binder.bind(alloc, port, relay -> {
             if (link instanceof StreamClientLink s) {
                 if (s.allocation != null || !s.open()) { // the connection went away or raced: undo
-                    table.ports().release(port);
+                    releasePorts(port, choice);
                     table.unreserve(a.participant());
                     relay.close();
                     return;
@@ -316,16 +331,17 @@ public final class TurnRequestHandler {
             }
             table.register(alloc, relay);
             metrics.allocationsCreated.increment();
+            long token = choice.reservePair() ? table.reservePort(port + 1, clock.getAsLong() + RESERVATION_MILLIS) : 0;
             StunMessage view = reparse(reqCopy, ctx);
             if (view != null) {
-                allocateSuccess(link, view, ctx, alloc, lifetime);
+                allocateSuccess(link, view, ctx, alloc, lifetime, token);
             }
         }, failure -> {
-            table.ports().release(port);
-            if (attemptsLeft > 1) {
+            releasePorts(port, choice);
+            if (attemptsLeft > 1 && choice.fixedPort() < 0) {
                 StunMessage view = reparse(reqCopy, ctx);
                 if (view != null) {
-                    bindAndRespond(link, txid, a, lifetime, even, attemptsLeft - 1, view, ctx);
+                    bindAndRespond(link, txid, a, lifetime, choice, attemptsLeft - 1, view, ctx);
                     return;
                 }
             }
@@ -339,6 +355,13 @@ public final class TurnRequestHandler {
         });
     }
 
+    private void releasePorts(int port, PortChoice choice) {
+        table.ports().release(port);
+        if (choice.reservePair()) {
+            table.ports().release(port + 1);
+        }
+    }
+
     private static StunMessage reparse(byte[] copy, Context ctx) {
         try {
             return ctx.view.wrap(io.netty.buffer.Unpooled.wrappedBuffer(copy));
@@ -347,13 +370,16 @@ public final class TurnRequestHandler {
         }
     }
 
-    private void allocateSuccess(ClientLink link, StunMessage m, Context ctx, Allocation a, long lifetime) {
-        ByteBuf out = link.alloc().ioBuffer(160);
+    private void allocateSuccess(ClientLink link, StunMessage m, Context ctx, Allocation a, long lifetime, long token) {
+        ByteBuf out = link.alloc().ioBuffer(176);
         InetSocketAddress r = link.remote();
-        success(link, m, ctx, out)
+        StunMessageWriter w = success(link, m, ctx, out)
                 .xorAddress(StunAttribute.XOR_RELAYED_ADDRESS, a.relayedAddress().getAddress(), a.relayedAddress().getPort())
                 .uint32(StunAttribute.LIFETIME, Math.max(0, lifetime))
                 .xorAddress(StunAttribute.XOR_MAPPED_ADDRESS, r.getAddress(), r.getPort());
+        if (token != 0) {
+            w.uint64(StunAttribute.RESERVATION_TOKEN, token);
+        }
         seal(link, ctx, out, a.key());
     }
 

@@ -18,6 +18,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.util.concurrent.EventExecutor;
@@ -37,6 +38,8 @@ import java.util.function.LongSupplier;
  */
 public final class TurnServer {
     private static final Logger LOG = LoggerFactory.getLogger(TurnServer.class);
+    /** Largest datagram the listener accepts whole; WebRTC keeps packets under ~1300 bytes. */
+    static final int MAX_DATAGRAM = 4096;
 
     private final TurnConfig config;
     private final TurnMetrics metrics;
@@ -69,7 +72,7 @@ public final class TurnServer {
         TurnAuthenticator auth = new TurnAuthenticator(config.realm(), new TurnCredentials(config.secrets()),
                 new NonceService(config.nonceTtl().toSeconds()));
         UnauthenticatedLimiter limiter = new UnauthenticatedLimiter(config.unauthenticatedPerSecond(),
-                Math.max(1, Math.min(20, config.unauthenticatedPerSecond())));
+                Math.max(1, Math.min(100, config.unauthenticatedPerSecond())));
         this.requests = new TurnRequestHandler(config, table, auth, limiter, metrics, clock, relayPath, this::bindRelay,
                 draining::get);
         metrics.gauges(table::size, table::permissionCount, table::channelCount, () -> draining.get() ? 1 : 0);
@@ -79,7 +82,7 @@ public final class TurnServer {
     public synchronized TurnServer start() throws InterruptedException {
         try {
             return start0();
-        } catch (InterruptedException | RuntimeException e) {
+        } catch (Exception e) { // incl. bind failures Netty rethrows unchecked
             stop();
             throw e;
         }
@@ -88,27 +91,24 @@ public final class TurnServer {
     private TurnServer start0() throws InterruptedException {
         int loops = Math.max(1, config.eventLoops());
         group = transport.group(loops);
-        InetSocketAddress bind = new InetSocketAddress(config.bindAddress(), config.port());
         List<EventLoop> eventLoops = new ArrayList<>();
         for (EventExecutor e : group) {
             eventLoops.add((EventLoop) e);
         }
         int udpSockets = transport.epoll ? loops : 1;
-        for (int i = 0; i < udpSockets; i++) {
-            Bootstrap b = new Bootstrap().group(eventLoops.get(i)).channel(transport.datagram())
-                    .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
-                    .handler(new UdpListenerHandler(requests, relayPath, metrics));
-            if (transport.epoll) {
-                b.option(EpollChannelOption.SO_REUSEPORT, true);
-            }
-            Channel ch = b.bind(bind).sync().channel();
-            listeners.add(ch);
-            if (i == 0) {
-                bind = (InetSocketAddress) ch.localAddress(); // port 0: the others join the port the first got
+        InetSocketAddress bind = null;
+        // Port 0 (tests): UDP picks a free port, TCP must get the same number; retry if TCP's is taken.
+        for (int attempt = 0; bind == null; attempt++) {
+            try {
+                bind = bindUdpAndTcp(eventLoops, udpSockets);
+            } catch (Exception e) { // Netty rethrows bind failures (IOException) unchecked
+                closeListeners();
+                if (config.port() != 0 || attempt >= 20 || e instanceof InterruptedException) {
+                    throw e;
+                }
             }
         }
         port = bind.getPort();
-        listeners.add(stream(bind, null));
         if (config.tlsEnabled()) {
             tls = new TlsContextReloader(config.tlsCert(), config.tlsKey());
             Channel t = stream(new InetSocketAddress(config.bindAddress(), config.tlsPort()), tls);
@@ -121,9 +121,40 @@ public final class TurnServer {
             loop.scheduleWithFixedDelay(() -> metrics.allocationsExpired.add(table.sweep(loop, clock.getAsLong())),
                     1, 1, TimeUnit.SECONDS);
         }
+        eventLoops.get(0).scheduleWithFixedDelay(() -> table.sweepReservations(clock.getAsLong()), 1, 1, TimeUnit.SECONDS);
         LOG.info("TURN listening on {} udp/tcp ({} UDP sockets, {}){}", bind, udpSockets,
                 transport.epoll ? "epoll" : "nio", tlsPort > 0 ? ", tls " + tlsPort : "");
         return this;
+    }
+
+    /** The UDP listener sockets (SO_REUSEPORT, one per loop) and the TCP listener on the same port. */
+    private InetSocketAddress bindUdpAndTcp(List<EventLoop> eventLoops, int udpSockets) throws InterruptedException {
+        InetSocketAddress bind = new InetSocketAddress(config.bindAddress(), config.port());
+        for (int i = 0; i < udpSockets; i++) {
+            Bootstrap b = new Bootstrap().group(eventLoops.get(i)).channel(transport.datagram())
+                    .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
+                    .handler(new UdpListenerHandler(requests, relayPath, metrics));
+            if (transport.epoll) {
+                // several sockets on one port, one per loop; and recvmmsg: up to 16 datagrams per syscall
+                b.option(EpollChannelOption.SO_REUSEPORT, true)
+                        .option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
+                        .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM * 16));
+            }
+            Channel ch = b.bind(bind).sync().channel();
+            listeners.add(ch);
+            if (i == 0) {
+                bind = (InetSocketAddress) ch.localAddress(); // port 0: the others join the port the first got
+            }
+        }
+        listeners.add(stream(bind, null));
+        return bind;
+    }
+
+    private void closeListeners() {
+        for (Channel c : listeners) {
+            c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+        listeners.clear();
     }
 
     private Channel stream(InetSocketAddress bind, TlsContextReloader tlsCtx) throws InterruptedException {
@@ -147,6 +178,9 @@ public final class TurnServer {
                            java.util.function.Consumer<Throwable> onFailed) {
         new Bootstrap().group(a.loop()).channel(transport.datagram())
                 .option(ChannelOption.SO_RCVBUF, 1 << 20).option(ChannelOption.SO_SNDBUF, 1 << 20)
+                // one datagram per read: a relay socket usually has one packet waiting, and reading on until EAGAIN
+                // costs a second syscall per packet; anything left is reported again by epoll
+                .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM).maxMessagesPerRead(1))
                 .handler(new RelayHandler(a, relayPath))
                 .bind(new InetSocketAddress(config.relayAddress(), relayPort))
                 .addListener((ChannelFuture f) -> {
@@ -200,10 +234,7 @@ public final class TurnServer {
         if (group == null) {
             return;
         }
-        for (Channel c : listeners) {
-            c.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
-        }
-        listeners.clear();
+        closeListeners();
         for (Allocation a : table.all()) {
             a.loop().execute(() -> table.close(a));
         }

@@ -2,6 +2,7 @@ package dev.parley.turn.registry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.parley.platform.etcd.TurnEntry;
 import dev.parley.turn.TurnPod;
 import dev.parley.turn.support.EtcdProcess;
 import dev.parley.turn.support.TurnFixture;
@@ -40,6 +41,13 @@ class EtcdRegistryIT {
                 assertThat(v.get("ports").get("udp").asInt()).isEqualTo(pod.server().port());
                 assertThat(v.get("allocations").asInt()).isZero();
                 assertThat(v.has("relayed_bps")).isTrue();
+                // the controller reads the same value as platform-core's TurnEntry to hand out TURN URLs
+                TurnEntry entry = JSON.readValue(v.toString(), TurnEntry.class);
+                assertThat(entry.isActive()).isTrue();
+                assertThat(entry.region()).isEqualTo("eu-test");
+                assertThat(entry.urls()).contains("turn:127.0.0.1:" + pod.server().port() + "?transport=udp",
+                        "turn:127.0.0.1:" + pod.server().port() + "?transport=tcp");
+                assertThat(entry.internalUrl()).isEqualTo("http://127.0.0.1:" + pod.internalPort());
                 GetResponse raw = client.getKVClient().get(key).get(5, TimeUnit.SECONDS);
                 assertThat(raw.getKvs().get(0).getLease()).isEqualTo(pod.registry().leaseId()).isNotZero();
                 await().atMost(Duration.ofSeconds(5)).until(pod::ready);

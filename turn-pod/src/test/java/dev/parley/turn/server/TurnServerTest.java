@@ -44,10 +44,30 @@ class TurnServerTest {
     private TurnMetrics metrics;
 
     private InetSocketAddress start(Map<String, String> overrides) throws Exception {
+        return start(overrides, true);
+    }
+
+    private InetSocketAddress start(Map<String, String> overrides, boolean epoll) throws Exception {
         TurnConfig config = TurnFixture.config(overrides);
         metrics = new TurnMetrics();
-        server = new TurnServer(config, metrics, clock::get).start();
+        server = new TurnServer(config, metrics, clock::get, epoll).start();
         return new InetSocketAddress("127.0.0.1", server.port());
+    }
+
+    @Test
+    void nioFallbackRelaysToo() throws Exception {
+        InetSocketAddress addr = start(Map.of(), false);
+        assertThat(server.epoll()).isFalse();
+        TestTurnClient c = udpClient(addr);
+        TurnCredential cred = cred("nio");
+        InetSocketAddress relayed = c.allocate(cred.username(), cred.password()).xorAddress(StunAttribute.XOR_RELAYED_ADDRESS);
+        DatagramSocket peer = peer("127.0.0.1");
+        assertThat(c.channelBind(0x4001, ip("127.0.0.1"), peer.getLocalPort()).messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
+        c.sendChannelData(0x4001, bytes("nio out"));
+        assertThat(receive(peer)).isEqualTo("nio out");
+        peer.send(new DatagramPacket(bytes("nio in"), 6, relayed));
+        byte[] frame = c.receive(1500);
+        assertThat(new String(frame, 4, frame.length - 4, StandardCharsets.UTF_8)).isEqualTo("nio in");
     }
 
     private TestTurnClient udpClient(InetSocketAddress addr) throws Exception {
@@ -282,6 +302,40 @@ class TurnServerTest {
         assertThat(r420.unknownAttributes()).containsExactly(StunAttribute.DONT_FRAGMENT);
         // refresh without allocation
         assertThat(f.refresh(600).errorCode()).isEqualTo(437);
+    }
+
+    @Test
+    void evenPortReservationsHandOutTheOddNeighbour() throws Exception {
+        InetSocketAddress addr = start(Map.of());
+        TurnCredential cred = cred("rtp");
+        StunMessage rtp = udpClient(addr).allocate(cred.username(), cred.password(), w -> w.evenPort(true));
+        assertThat(rtp.messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
+        int evenPort = rtp.xorAddress(StunAttribute.XOR_RELAYED_ADDRESS).getPort();
+        assertThat(evenPort % 2).isZero();
+        long token = rtp.uint64(StunAttribute.RESERVATION_TOKEN, 0);
+        assertThat(token).isNotZero();
+        assertThat(server.table().reservationCount()).isEqualTo(1);
+
+        TestTurnClient rtcpClient = udpClient(addr);
+        StunMessage rtcp = rtcpClient.allocate(cred.username(), cred.password(),
+                w -> w.uint64(StunAttribute.RESERVATION_TOKEN, token));
+        assertThat(rtcp.xorAddress(StunAttribute.XOR_RELAYED_ADDRESS).getPort()).isEqualTo(evenPort + 1);
+        assertThat(server.table().reservationCount()).isZero();
+        // a token works once; unknown tokens get 508; EVEN-PORT with a token is a bad request
+        assertThat(udpClient(addr).allocate(cred.username(), cred.password(),
+                w -> w.uint64(StunAttribute.RESERVATION_TOKEN, token)).errorCode()).isEqualTo(508);
+        assertThat(udpClient(addr).allocate(cred.username(), cred.password(),
+                w -> w.evenPort(false).uint64(StunAttribute.RESERVATION_TOKEN, 42)).errorCode()).isEqualTo(400);
+        StunMessage plainEven = udpClient(addr).allocate(cred.username(), cred.password(), w -> w.evenPort(false));
+        assertThat(plainEven.xorAddress(StunAttribute.XOR_RELAYED_ADDRESS).getPort() % 2).isZero();
+        assertThat(plainEven.has(StunAttribute.RESERVATION_TOKEN)).isFalse();
+        // an unused reservation lapses after ~30 s and frees its port
+        StunMessage again = udpClient(addr).allocate(cred.username(), cred.password(), w -> w.evenPort(true));
+        assertThat(again.has(StunAttribute.RESERVATION_TOKEN)).isTrue();
+        int inUse = server.table().ports().inUse();
+        clock.addAndGet(31_000);
+        await().atMost(Duration.ofSeconds(3)).until(() -> server.table().reservationCount() == 0);
+        assertThat(server.table().ports().inUse()).isEqualTo(inUse - 1);
     }
 
     @Test

@@ -74,6 +74,16 @@ class UclientInteropIT {
     }
 
     @Test
+    void udpWithRtcpAllocationsUsesEvenPortReservations() throws Exception {
+        // without -c uclient allocates RTP with EVEN-PORT (R=1) and RTCP with the RESERVATION-TOKEN it got
+        Result r = uclient(false, false);
+        assertThat(r.received).isEqualTo(r.sent).isPositive();
+        assertThat(r.lost).isZero();
+        assertThat(metrics.allocationsCreated.sum()).isGreaterThan(8); // RTCP allocations on reserved ports too
+        assertThat(server.table().reservationCount()).isZero();
+    }
+
+    @Test
     void tcpChannelsZeroLoss() throws Exception {
         Result r = uclient(true);
         assertThat(r.sent).isEqualTo(8 * 200);
@@ -87,12 +97,19 @@ class UclientInteropIT {
     }
 
     private Result uclient(boolean tcp) throws IOException, InterruptedException {
+        return uclient(tcp, true);
+    }
+
+    private Result uclient(boolean tcp, boolean noRtcp) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(UCLIENT.toString()));
         if (tcp) {
             cmd.add("-t");
         }
-        // 8 clients x 200 messages of 160 bytes every 5 ms: ~1600 packets/s each way, RTCP allocations off (-c)
-        cmd.addAll(List.of("-c", "-W", "interop-secret", "-u", "interop", "-e", "127.0.0.1", "-r",
+        if (noRtcp) {
+            cmd.add("-c");
+        }
+        // 8 clients x 200 messages of 160 bytes every 5 ms: ~1600 packets/s each way
+        cmd.addAll(List.of("-W", "interop-secret", "-u", "interop", "-e", "127.0.0.1", "-r",
                 String.valueOf(peerPort), "-p", String.valueOf(server.port()), "-m", "8", "-n", "200", "-l", "160",
                 "-z", "5", "127.0.0.1"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

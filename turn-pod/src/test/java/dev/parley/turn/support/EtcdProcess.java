@@ -27,7 +27,8 @@ public final class EtcdProcess implements AutoCloseable {
                 .redirectErrorStream(true).redirectOutput(dataDir.resolve("etcd.log").toFile()).start();
         long deadline = System.currentTimeMillis() + 15_000;
         while (System.currentTimeMillis() < deadline) {
-            try (Socket s = new Socket("127.0.0.1", clientPort)) {
+            try {
+                new Socket("127.0.0.1", clientPort).close();
                 return;
             } catch (IOException notYet) {
                 Thread.sleep(100);

@@ -1,0 +1,85 @@
+package dev.parley.controller.api;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.control.Cursor;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class JsonBodyTest {
+    private static String code(Runnable r) {
+        try {
+            r.run();
+        } catch (ApiException e) {
+            return e.code();
+        }
+        return null;
+    }
+
+    @Test
+    void sameRequestHashesTheSameWhateverTheKeyOrder() {
+        ObjectNode a = JsonBody.object("{\"title\":\"x\",\"waiting_room_enabled\":true,\"nested\":{\"b\":1,\"a\":2}}");
+        ObjectNode b = JsonBody.object("{\"nested\":{\"a\":2,\"b\":1},\"waiting_room_enabled\":true,\"title\":\"x\"}");
+        ObjectNode c = JsonBody.object("{\"title\":\"y\",\"waiting_room_enabled\":true,\"nested\":{\"b\":1,\"a\":2}}");
+        assertThat(JsonBody.hash(a)).isEqualTo(JsonBody.hash(b)).isNotEqualTo(JsonBody.hash(c));
+    }
+
+    @Test
+    void malformedBodiesHaveStableCodes() {
+        assertThat(code(() -> JsonBody.object(null))).isEqualTo("missing_body");
+        assertThat(code(() -> JsonBody.object("{"))).isEqualTo("malformed_json");
+        assertThat(code(() -> JsonBody.object("{} {}"))).isEqualTo("malformed_json");
+        assertThat(code(() -> JsonBody.object("{\"a\":1,\"a\":2}"))).isEqualTo("malformed_json");
+        assertThat(code(() -> JsonBody.object("\"text\""))).isEqualTo("invalid_body");
+        assertThat(code(() -> JsonBody.object("[" .repeat(100) + "]".repeat(100)))).isIn("malformed_json", "invalid_body");
+        ObjectNode o = JsonBody.object("{\"n\":1.5,\"s\":3,\"b\":\"true\",\"u\":\"nope\"}");
+        assertThat(code(() -> JsonBody.nonNegativeLong(o, "n", true))).isEqualTo("invalid_field");
+        assertThat(code(() -> JsonBody.text(o, "s", true, 10))).isEqualTo("invalid_field");
+        assertThat(code(() -> JsonBody.bool(o, "b", true))).isEqualTo("invalid_field");
+        assertThat(code(() -> JsonBody.uuid(o, "u", true))).isEqualTo("invalid_field");
+        assertThat(code(() -> JsonBody.text(o, "missing", true, 10))).isEqualTo("missing_field");
+    }
+
+    @Test
+    void idempotencyKeysAreBounded() {
+        assertThat(code(() -> JsonBody.idempotencyKey(null))).isEqualTo("missing_idempotency_key");
+        assertThat(code(() -> JsonBody.idempotencyKey("a b"))).isEqualTo("invalid_idempotency_key");
+        assertThat(code(() -> JsonBody.idempotencyKey("x".repeat(201)))).isEqualTo("invalid_idempotency_key");
+        assertThat(JsonBody.idempotencyKey("create-meeting-7f23")).isEqualTo("create-meeting-7f23");
+    }
+
+    @Test
+    void cursorsParseStrictly() {
+        assertThat(Cursor.parse("12.1842")).isEqualTo(new Cursor(12, 1842));
+        for (String bad : new String[]{null, "", "12", ".1", "1.", "a.b", "-1.2", "1.-2", "1.2.3", "9".repeat(50) + ".1"}) {
+            assertThat(Cursor.parse(bad)).as(String.valueOf(bad)).isNull();
+        }
+    }
+
+    /** Untrusted request bodies: any input gives a parsed object or an ApiException, never anything else. */
+    @FuzzTest(maxDuration = "10s")
+    void bodyParsingNeverFailsOtherwise(byte[] data) {
+        String s = new String(data, java.nio.charset.StandardCharsets.UTF_8);
+        try {
+            ObjectNode o = JsonBody.object(s);
+            JsonBody.hash(o);
+            JsonBody.text(o, "title", false, 200);
+            JsonBody.nonNegativeLong(o, "expected_transport_generation", false);
+            JsonBody.uuid(o, "participant_id", false);
+        } catch (ApiException expected) {
+            assertThat(expected.status()).isEqualTo(400);
+        }
+        Cursor.parse(s);
+    }
+
+    @Test
+    void apiExceptionCarriesExtras() {
+        ApiException e = ApiException.conflict("version_conflict", "x").with("current_version", 5L);
+        assertThat(e.extra()).containsEntry("current_version", 5L);
+        assertThatThrownBy(() -> {
+            throw e;
+        }).isInstanceOf(ApiException.class);
+    }
+}

@@ -1,0 +1,51 @@
+package dev.parley.sfu.routing;
+
+import dev.parley.media.codec.Vp8Descriptor;
+import dev.parley.media.rtp.RtpPacket;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Layer switches keep the slot's outgoing sequence, timestamp and picture-id spaces continuous. */
+class SlotRewriteTest {
+    private static byte[] vp8(int seq, long ts, int pictureId) {
+        byte[] b = new byte[40];
+        b[0] = (byte) 0x80; b[1] = 96;
+        RtpPacket.setSequence(b, 0, seq);
+        RtpPacket.setTimestamp(b, 0, ts);
+        b[12] = (byte) 0x90; b[13] = (byte) 0x80;
+        b[14] = (byte) (0x80 | (pictureId >>> 8)); b[15] = (byte) pictureId;
+        return b;
+    }
+
+    @Test
+    void switchContinuesNumberSpaces() {
+        Meeting m = new Meeting("m");
+        Participant pub = new Participant("pub", m), sub = new Participant("sub", m);
+        PublishedTrack t = new PublishedTrack(pub, "1", true, "VP8", 96, 90000, List.of("q", "f"), 0);
+        Slot s = new Slot(sub, "3", true, 0x1234, 100, 0, 0);
+        s.attach(t);
+        Vp8Descriptor d = new Vp8Descriptor();
+
+        byte[] a = vp8(1000, 5000, 300);
+        d.parse(a, 12, 28);
+        s.switchTo(t.layers[0], a, 0, d, 0);
+        assertThat((1000 + s.seqOffset) & 0xFFFF).isEqualTo(1000);     // first layer: identity
+        // pretend the slot forwarded up to seq 1010, ts 8000, picture id 305
+        s.lastOutSeq = 1010; s.lastOutTs = 8000; s.lastOutPid = 305; s.lastOutNanos = 0;
+        s.packetsSent = 11;
+
+        byte[] b = vp8(60000, 4_000_000_000L, 20);                       // other layer: unrelated numbers
+        d.parse(b, 12, 28);
+        s.switchTo(t.layers[1], b, 0, d, 33_000_000L);                   // 33 ms later
+        assertThat((60000 + s.seqOffset) & 0xFFFF).isEqualTo(1011);
+        assertThat((4_000_000_000L + s.tsOffset) & 0xFFFFFFFFL).isEqualTo(8000 + 2970);
+        assertThat((20 + s.pidOffset) & 0x7FFF).isEqualTo(306);
+        assertThat(s.current).isSameAs(t.layers[1]);
+        // a later packet of the new layer keeps the same offsets, across the 16-bit wrap
+        assertThat((65535 + s.seqOffset) & 0xFFFF).isEqualTo(1011 + 5535);
+        assertThat((3 + s.seqOffset) & 0xFFFF).isEqualTo(1011 + 5539);
+    }
+}
