@@ -281,7 +281,7 @@ export class MeetingView {
       p.connection === 'reconnecting' ? h('span', { class: 'role warn' }, 'Reconnecting') : null,
       h('span', { class: 'mic ' + (p.publish.audio && !p.muted ? 'on' : 'off'), role: 'img', 'aria-label': p.publish.audio ? 'Microphone allowed' : 'Muted by host' }),
       cmd ? h('span', { class: 'cmd-state', 'data-testid': 'cmd-state', 'data-state': cmd.state, 'data-enforcement': cmd.media_enforcement || '' ,
-        title: 'committed = saved by the server; applied = enforced by the media server' }, `${cmdLabel(cmd.type)}: ${cmd.media_enforcement === 'applied' || cmd.state === 'applied' ? 'applied' : cmd.state === 'failed' ? 'failed' : 'committed, applying…'}`) : null,
+        title: 'committed = saved by the server; applied = enforced by the media server' }, `${cmdLabel(cmd.type)}: ${cmd.media_enforcement === 'applied' || cmd.state === 'applied' ? 'applied' : cmd.state === 'failed' ? 'failed' : cmd.media_enforcement === 'not_required' ? 'done' : 'committed, applying…'}`) : null,
       mod && p.role !== 'host' ? h('details', { class: 'pmenu', 'data-key': 'menu-' + pid },
         h('summary', { 'data-focus': 'menu-' + pid, 'aria-label': `Actions for ${p.display_name}` }, 'Actions'),
         h('div', { class: 'menu', role: 'group', 'aria-label': `Actions for ${p.display_name}` },
