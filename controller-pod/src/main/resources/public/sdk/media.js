@@ -71,7 +71,9 @@ export class MediaSession {
     const offer = await pc.createOffer(opts);
     await pc.setLocalDescription(offer);
     const answerP = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => { this.pendingAnswers.delete(kind); reject(new Error(`no ${kind} answer`)); }, this.o.answerTimeoutMs ?? 8000);
+      // An ICE restart answers fast when the SFU is alive; a silent one means it is gone: give up sooner.
+      const wait = opts.iceRestart ? Math.min(2500, this.o.answerTimeoutMs ?? 8000) : (this.o.answerTimeoutMs ?? 8000);
+      const timer = setTimeout(() => { this.pendingAnswers.delete(kind); reject(new Error(`no ${kind} answer`)); }, wait);
       this.pendingAnswers.set(kind, { resolve, reject, timer });
     });
     const msg = { type: 'offer', transport: kind, sdp: pc.localDescription.sdp };
@@ -234,6 +236,7 @@ export class MediaSession {
     let rttMs = null;
     let lost = 0;
     let received = 0;
+    let transportBytes = 0;
     if (this.sub) {
       const report = await this.sub.getStats();
       report.forEach((s) => {
@@ -249,6 +252,8 @@ export class MediaSession {
           received += s.packetsReceived ?? 0;
         } else if (s.type === 'candidate-pair' && s.nominated && s.currentRoundTripTime != null) {
           rttMs = s.currentRoundTripTime * 1000;
+        } else if (s.type === 'transport') {
+          transportBytes += s.bytesReceived ?? 0;
         }
       });
     }
@@ -256,7 +261,7 @@ export class MediaSession {
     const lossPct = intervalLossPct(this.prevLoss, cur);
     this.prevLoss = cur;
     const connected = this.#bothConnected();
-    return { tracks, rttMs, lossPct, level: qualityLevel({ connected, rttMs, lossPct }) };
+    return { tracks, rttMs, lossPct, transportBytes, level: qualityLevel({ connected, rttMs, lossPct }) };
   }
 
   /** Outbound stats of the publish side (are we really sending?). */

@@ -296,6 +296,7 @@ export class ParleyClient {
   async newGeneration(reason) {
     if (this.generationSwitching || FINAL.has(this.state.admission) || !this.signaling) return;
     this.generationSwitching = true;
+    console.info(`parley: new transport generation after ${reason}`);
     this.metrics.generations.push({ reason, at: performance.now(), from: this.state.transportGeneration });
     this.mediaUp = false;
     this.#recompute();
@@ -673,7 +674,7 @@ export class ParleyClient {
 
   #startLoops() {
     clearInterval(this.statsTimer);
-    this.statsTimer = setInterval(() => this.#statsTick(), this.opts.statsIntervalMs ?? 1000);
+    this.statsTimer = setInterval(() => this.#statsTick(), this.opts.statsIntervalMs ?? 500);
     clearInterval(this.rosterTimer);
     // Events keep the roster fresh; a slow re-read heals any event we could not apply (seed 000: TTL backup).
     this.rosterTimer = setInterval(() => {
@@ -690,6 +691,7 @@ export class ParleyClient {
       this.metrics.firstRemoteFrameAt = performance.now();
     }
     this.#syncSlotsIfMissing();
+    this.#detectStall(st);
     const patch = { quality: { ...this.state.quality, level: worseQuality(st.level, this.state.quality.serverLevel || 'unknown'), rttMs: st.rttMs, lossPct: st.lossPct, source: 'stats' } };
     // Active speaker: the SFU's report wins; without one for 5 s, use received audio levels.
     if (performance.now() - this.lastServerSpeakersAt > 5000) {
@@ -712,6 +714,26 @@ export class ParleyClient {
     if (!missing || performance.now() - (this.lastSlotSync || 0) < 2000) return;
     this.lastSlotSync = performance.now();
     this.signaling.send({ type: 'subscribe', tracks: this.viewport });
+  }
+
+  /**
+   * A dead SFU is silent long before ICE gives up: when the subscribe transport (media, RTCP, STUN
+   * answers) has received nothing for 1.5 s while others publish to us, restart ICE at once. If the SFU is
+   * gone, the restart's offer is refused and we move to a new transport generation.
+   */
+  #detectStall(st) {
+    const now = performance.now();
+    const receiving = this.media && this.state.connection === 'connected' && this.media.slots.size > 0;
+    if (!receiving || st.transportBytes !== this.lastTransportBytes) {
+      this.lastTransportBytes = st.transportBytes;
+      this.lastTransportChange = now;
+      return;
+    }
+    if (now - this.lastTransportChange > 1500 && now - (this.lastStallRestart || 0) > 5000) {
+      this.lastStallRestart = now;
+      console.info('parley: no media for 1.5 s, restarting ICE');
+      this.media.restartIce('stalled');
+    }
   }
 
   #recompute() {

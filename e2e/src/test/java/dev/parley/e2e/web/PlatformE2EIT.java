@@ -154,8 +154,9 @@ class PlatformE2EIT {
         host.page().click("[data-testid=participant-" + a + "] [data-testid=action-mute]");
         long clicked = System.nanoTime();
         // The other receivers (B and the host) stop getting A's audio packets.
-        double stopB = awaitPacketsStop(guestB, a, "microphone", clicked);
-        double stopHost = awaitPacketsStop(host, a, "microphone", clicked);
+        double[] stops = awaitPacketsStop(List.of(guestB, host), a, "microphone", clicked);
+        double stopB = stops[0];
+        double stopHost = stops[1];
         host.page().waitForSelector("[data-testid=participant-" + a + "] [data-testid=cmd-state][data-enforcement=applied], "
             + "[data-testid=participant-" + a + "] [data-testid=cmd-state][data-state=applied]", new Page.WaitForSelectorOptions().setTimeout(3000));
         double applied = (System.nanoTime() - t0) / 1e6;
@@ -194,8 +195,9 @@ class PlatformE2EIT {
         openMenu(host, b);
         host.page().click("[data-testid=participant-" + b + "] [data-testid=action-remove]");
         long clicked = System.nanoTime();
-        double stopA = awaitPacketsStop(guestA, b, "camera", clicked);
-        double stopHost = awaitPacketsStop(host, b, "camera", clicked);
+        double[] stops = awaitPacketsStop(List.of(guestA, host), b, "camera", clicked);
+        double stopA = stops[0];
+        double stopHost = stops[1];
         report.put("remove: last video packet of B at A after click (ms)", String.format("%.0f", stopA));
         report.put("remove: last video packet of B at host after click (ms)", String.format("%.0f", stopHost));
         assertThat(stopA).isLessThanOrEqualTo(1000);
@@ -426,25 +428,38 @@ class PlatformE2EIT {
     }
 
     /**
-     * Polls packet counters until they stop growing for 700 ms; returns when (ms after {@code sinceNanos})
-     * the last new packet was seen.
+     * Polls every receiver's packet counter for {@code pid}'s {@code source} together until none has grown
+     * for 700 ms; returns, per receiver, when (ms after {@code sinceNanos}) its last new packet was seen
+     * (0 when none arrived after the command).
      */
-    private double awaitPacketsStop(Person p, String pid, String source, long sinceNanos) {
-        double last = counters(p, pid, source).getOrDefault("packets", 0.0);
-        long lastChange = System.nanoTime();
+    private double[] awaitPacketsStop(List<Person> receivers, String pid, String source, long sinceNanos) {
+        int n = receivers.size();
+        double[] last = new double[n];
+        long[] lastChange = new long[n];
+        for (int i = 0; i < n; i++) {
+            last[i] = counters(receivers.get(i), pid, source).getOrDefault("packets", 0.0);
+            lastChange[i] = sinceNanos;
+        }
         long deadline = System.nanoTime() + Duration.ofSeconds(6).toNanos();
         while (System.nanoTime() < deadline) {
-            sleep(50);
-            double now = counters(p, pid, source).getOrDefault("packets", 0.0);
-            if (now > last) {
-                last = now;
-                lastChange = System.nanoTime();
-            } else if (System.nanoTime() - lastChange > 700_000_000L) {
-                return Math.max(0, (lastChange - sinceNanos) / 1e6);
+            sleep(40);
+            boolean allQuiet = true;
+            for (int i = 0; i < n; i++) {
+                double now = counters(receivers.get(i), pid, source).getOrDefault("packets", 0.0);
+                if (now > last[i]) {
+                    last[i] = now;
+                    lastChange[i] = System.nanoTime();
+                }
+                allQuiet &= System.nanoTime() - lastChange[i] > 700_000_000L;
+            }
+            if (allQuiet) {
+                double[] out = new double[n];
+                for (int i = 0; i < n; i++) out[i] = Math.max(0, (lastChange[i] - sinceNanos) / 1e6);
+                return out;
             }
         }
-        fail(p.name() + " still receives " + source + " of " + pid + " 6 s after the command");
-        return -1;
+        fail(pid + "'s " + source + " still reaches someone 6 s after the command");
+        return new double[n];
     }
 
     private void shot(Page page, String name) {
