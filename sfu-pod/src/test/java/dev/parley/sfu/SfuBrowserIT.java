@@ -114,6 +114,11 @@ class SfuBrowserIT {
             });
             // Chromium's fake microphone beeps: the audio-level extension drives the active-speaker detector
             assertThat(eventCount(meeting, "active_speakers")).isGreaterThan(0);
+            // transport-wide-cc was negotiated on the subscribe connections: the browsers send feedback on the
+            // sequence numbers the SFU writes, and every block parses (feeds the per-subscriber estimators)
+            long feedback = sfu.metrics().twccFeedback.sum();
+            await().atMost(Duration.ofSeconds(5)).until(() -> sfu.metrics().twccFeedback.sum() > feedback + 10);
+            assertThat(sfu.metrics().drops("twcc_malformed")).isZero();
         } finally {
             peers.forEach(Peer::close);
         }

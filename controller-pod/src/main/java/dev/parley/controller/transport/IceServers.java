@@ -24,7 +24,13 @@ import java.util.Set;
  */
 @Singleton
 public class IceServers {
-    static final Duration CREDENTIAL_LIFETIME = Duration.ofMinutes(10);
+    /**
+     * Parley TURN caps an allocation at its credential's expiry and refuses Refresh with an expired credential,
+     * so this is the longest a relayed call can last without new credentials. It covers a long meeting; the
+     * exposure of a leaked credential is bounded because the relay only reaches SFU pods, which admit media
+     * only with a live grant.
+     */
+    static final Duration CREDENTIAL_LIFETIME = Duration.ofHours(12);
     private final ParleyConfig cfg;
     private final RegistryWatcher<TurnEntry> turns;
     private final TurnCredentials credentials;

@@ -121,6 +121,20 @@ class BadInputIT {
     }
 
     @Test
+    void localModeDevTokensWork() throws Exception {
+        UUID tenant = UUID.randomUUID();
+        var minted = h.call(h.base(0), "POST", "/v1/dev/tokens", null, null,
+                "{\"tenant\":\"" + tenant + "\",\"principal\":\"" + UUID.randomUUID() + "\",\"name\":\"Dev\"}",
+                "application/json");
+        assertThat(minted.status()).as(minted.raw()).isEqualTo(200);
+        var created = h.call(0, "POST", "/v1/meetings", minted.text("token"), "dev-1",
+                "{\"title\":\"t\",\"waiting_room_enabled\":false,\"encryption_mode\":\"transport\"}");
+        assertThat(created.status()).isEqualTo(201);
+        assertThat(h.scalar("SELECT tenant_id FROM meetings WHERE meeting_id = '" + created.text("meeting_id") + "'"))
+                .isEqualTo(tenant.toString());
+    }
+
+    @Test
     void badTicketsAreRefusedOnTheSocket() throws Exception {
         String[] a = s.admittedAttendee(0);
         var t = s.transport(0, a[0], a[1], 0, "bad-ticket-t");

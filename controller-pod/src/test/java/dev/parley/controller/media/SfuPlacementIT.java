@@ -56,7 +56,7 @@ class SfuPlacementIT {
 
         // sfu-1 dies: its registry entry vanishes with its lease
         s1.kill();
-        await().atMost(Duration.ofSeconds(8)).until(() -> h.controllers.get(0).getBean(SfuSelector.class).get("sfu-1").isEmpty());
+        await().atMost(Duration.ofSeconds(15)).until(() -> h.controllers.get(0).getBean(SfuSelector.class).get("sfu-1").isEmpty());
         // retrying the old attempt does not resurrect it
         var retry = s.transport(0, a[0], a[1], 0, "a1");
         assertThat(retry.status()).isEqualTo(409);

@@ -146,6 +146,7 @@ class ResumeIT {
         wb.abort();
         Thread.sleep(1000);
         var tb2 = s.transport(c, back[0], back[1], 0, "b");
+        assertThat(tb2.status()).as(tb2.raw()).isEqualTo(200);
         try (WsClient again = new WsClient(tb2.text("signaling_endpoint"))) {
             again.send("{\"type\":\"resume\",\"connect_ticket\":\"" + tb2.text("connect_ticket") + "\",\"resume_after\":\"" + cur + "\"}");
             again.await("joined", 5000);

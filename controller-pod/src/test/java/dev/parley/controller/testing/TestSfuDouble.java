@@ -74,7 +74,7 @@ public final class TestSfuDouble implements AutoCloseable {
         http.createContext("/internal/v1/", this::handle);
         http.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
         http.start();
-        this.lease = new ProcessLease(etcd, 3).start();
+        this.lease = new ProcessLease(etcd, 6).start(); // generous: a starved test machine must not drop the entry
         this.registrar = new Registrar(etcd, lease, EtcdKeys.sfu(region, pod), this::entry, json, Duration.ofMillis(300)).start();
     }
 

@@ -16,6 +16,8 @@ public final class SfuMetrics {
     public final LongAdder nacksReceived = new LongAdder(), retransmissions = new LongAdder(), nacksSent = new LongAdder();
     public final LongAdder plisSent = new LongAdder(), plisReceived = new LongAdder();
     public final LongAdder srtpAuthFailures = new LongAdder(), stunRequests = new LongAdder();
+    /** transport-cc feedback blocks from subscribers applied to their estimators. */
+    public final LongAdder twccFeedback = new LongAdder();
     private final Map<String, LongAdder> drops = new ConcurrentHashMap<>();
     /** Upper bounds (µs) of the forwarding-latency histogram buckets; the last bucket is +Inf. */
     public static final long[] LATENCY_BUCKETS_US = {25, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 10000, 20000, 50000};
@@ -97,6 +99,7 @@ public final class SfuMetrics {
         counter(sb, "parley_sfu_retransmissions_total", "packets retransmitted from the cache", retransmissions.sum());
         counter(sb, "parley_sfu_plis_sent_total", "PLIs sent to publishers", plisSent.sum());
         counter(sb, "parley_sfu_plis_received_total", "PLI/FIR received from subscribers", plisReceived.sum());
+        counter(sb, "parley_sfu_twcc_feedback_total", "transport-cc feedback blocks from subscribers applied to their estimators", twccFeedback.sum());
         counter(sb, "parley_sfu_srtp_auth_failures_total", "SRTP/SRTCP packets failing authentication", srtpAuthFailures.sum());
         sb.append("# HELP parley_sfu_forward_latency_us Receipt-to-send time of forwarded packets\n# TYPE parley_sfu_forward_latency_us histogram\n");
         long cum = 0;

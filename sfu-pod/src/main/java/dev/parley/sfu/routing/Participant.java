@@ -1,5 +1,9 @@
 package dev.parley.sfu.routing;
 
+import dev.parley.sfu.bwe.BweConfig;
+import dev.parley.sfu.bwe.ProbePacer;
+import dev.parley.sfu.bwe.SendSideBandwidthEstimator;
+import dev.parley.sfu.bwe.TransportFeedbackReader;
 import dev.parley.sfu.grant.GrantState;
 import dev.parley.sfu.transport.WebRtcTransport;
 import io.netty.util.collection.IntObjectHashMap;
@@ -28,12 +32,32 @@ public final class Participant {
     final Map<String, int[]> wanted = new HashMap<>();
     /** SSRC the SFU uses as RTCP sender toward this participant. */
     final int rtcpSsrc = RANDOM.nextInt() | 1;
+    /**
+     * Send-side congestion control of the current subscribe transport (replaced with it). {@code twccExtId}
+     * is the transport-wide-cc extension id the browser offered (0 = not negotiated: REMB fallback);
+     * {@code twccSeq} is the next transport-wide sequence number on that transport.
+     */
+    SendSideBandwidthEstimator bwe;
+    ProbePacer pacer;
+    TransportFeedbackReader twccReader;
+    int twccExtId;
+    int twccSeq;
+
     /** Slot in the meeting's active-speaker detector, or -1 while no audio is published. */
     int speakerSlot = -1;
 
     Participant(String id, Meeting meeting) {
         this.id = id;
         this.meeting = meeting;
+    }
+
+    /** Fresh estimator state for a new subscribe transport (a new transport is a new path: nothing carries over). */
+    void resetCongestionControl() {
+        bwe = new SendSideBandwidthEstimator(BweConfig.defaults());
+        bwe.setRtxAvailable(false);             // RTX is not negotiated; retransmissions reuse the original seq
+        pacer = new ProbePacer(bwe);
+        twccReader = new TransportFeedbackReader();
+        twccSeq = 0;
     }
 
     GrantState grant() { return meeting.grants.get(id); }

@@ -89,6 +89,7 @@ public final class Router implements PacketHandler, TransportListener {
     private final int[] nackSeqs = new int[64];
     private volatile int lossPermille;
     private long lastSecondTick;
+    private long lastTwccLogNanos;
 
     public Router(SfuMetrics metrics, EventPublisher events) {
         this.metrics = metrics;
@@ -180,7 +181,10 @@ public final class Router implements PacketHandler, TransportListener {
             byUfrag.put(local.ufrag(), t);
             owners.put(t, p);
             if (publish) { p.publish = t; p.publishGeneration = generation; p.publishEventsUrl = eventsUrl; }
-            else { p.subscribe = t; p.subscribeGeneration = generation; p.subscribeEventsUrl = eventsUrl; }
+            else {
+                p.subscribe = t; p.subscribeGeneration = generation; p.subscribeEventsUrl = eventsUrl;
+                p.resetCongestionControl();
+            }
         }
         if (publish) applyPublishPlan(p, r.media(), eventsUrl, generation);
         else applySubscribePlan(p, r.media());
@@ -224,8 +228,10 @@ public final class Router implements PacketHandler, TransportListener {
         Map<String, Slot> existing = new LinkedHashMap<>();
         for (Slot s : p.slots) existing.put(s.mid, s);
         List<Slot> next = new ArrayList<>();
+        int twcc = 0;
         for (MediaPlan mp : plans) {
             if (!mp.accepted() || !mp.sfuSends()) continue;
+            if (twcc == 0) twcc = mp.ext(ExtensionUris.TRANSPORT_CC);      // BUNDLE: one id for the transport
             Slot s = existing.remove(mp.mid());
             if (s == null) s = new Slot(p, mp.mid(), mp.isVideo(), (int) mp.slotSsrc(), mp.payloadType(),
                     mp.ext(ExtensionUris.MID), mp.ext(ExtensionUris.AUDIO_LEVEL));
@@ -234,6 +240,7 @@ public final class Router implements PacketHandler, TransportListener {
         for (Slot gone : existing.values()) if (gone.track != null) { gone.track.slots.remove(gone); gone.detach(); }
         p.slots.clear();
         p.slots.addAll(next);
+        p.twccExtId = twcc;
         for (Participant other : p.meeting.participants.values()) {
             if (other == p) continue;
             for (PublishedTrack t : other.tracksByMid.values()) assignToFreeSlot(p, t);
@@ -546,10 +553,16 @@ public final class Router implements PacketHandler, TransportListener {
         RtpPacket.setTimestamp(o, 0, outTs);
         RtpPacket.setSsrc(o, 0, s.ssrc);
         int p = 12;
-        if (s.midExtId > 0 || s.audioLevelExtId > 0) {
+        int twccId = sub.twccExtId;
+        if (s.midExtId > 0 || s.audioLevelExtId > 0 || twccId > 0) {
             int start = p;
             o[p] = (byte) 0xBE; o[p + 1] = (byte) 0xDE;
             p += 4;
+            if (twccId > 0) {                       // always first (bytes 16..18): retransmit rewrites it there
+                o[p++] = (byte) ((twccId << 4) | 1);
+                RtpPacket.writeUint16(o, p, sub.twccSeq & 0xFFFF);
+                p += 2;
+            }
             if (s.midExtId > 0) {
                 o[p++] = (byte) ((s.midExtId << 4) | (s.midBytes.length - 1));
                 System.arraycopy(s.midBytes, 0, o, p, s.midBytes.length);
@@ -592,10 +605,17 @@ public final class Router implements PacketHandler, TransportListener {
         s.octetsSent += pl;
         if (s.cache != null) s.cache.put(outSeq, o, 0, total);
         int loss = lossPermille;
-        if (loss > 0 && ThreadLocalRandom.current().nextInt(1000) < loss) { metrics.drop("test_loss"); return; }
+        if (loss > 0 && ThreadLocalRandom.current().nextInt(1000) < loss) {
+            // lost "on the wire": the estimator must see it as sent and then missing
+            if (twccId > 0) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, System.nanoTime() / 1000, total + 10);
+            metrics.drop("test_loss");
+            return;
+        }
         if (st.sendRtp(o, 0, total)) {
+            long sentAt = System.nanoTime();
+            if (twccId > 0) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, sentAt / 1000, st.lastRtpWireLength());
             metrics.forwardedPackets.increment();
-            metrics.queueAge((System.nanoTime() - now) / 1000);
+            metrics.queueAge((sentAt - now) / 1000);
         } else if (s.video) {
             // the send queue is over its bound: drop to the next keyframe rather than queue without limit
             s.waitingKeyframe = true;
@@ -624,7 +644,21 @@ public final class Router implements PacketHandler, TransportListener {
                 continue;
             }
             if (blen < 12) continue;
-            if (type == Rtcp.RTPFB && fmt == Rtcp.FMT_NACK) {
+            if (type == Rtcp.RTPFB && fmt == Rtcp.FMT_TWCC) {
+                if (p.bwe == null) continue;
+                if (p.twccReader.read(b, o, blen, p.bwe, now / 1000) < 0) {
+                    metrics.drop("twcc_malformed");
+                    if (now - lastTwccLogNanos > 10_000_000_000L) {
+                        lastTwccLogNanos = now;
+                        LOG.info("malformed transport-cc feedback from a subscriber ({} bytes)", blen);
+                    }
+                } else {
+                    metrics.twccFeedback.increment();
+                }
+            } else if (type == Rtcp.PSFB && fmt == Rtcp.FMT_AFB && Rtcp.isRemb(b, o)) {
+                // REMB: the fallback for receivers without transport-cc (ignored once transport-cc arrived)
+                if (p.bwe != null) p.bwe.onRemb(Rtcp.rembBitrate(b, o), now / 1000);
+            } else if (type == Rtcp.RTPFB && fmt == Rtcp.FMT_NACK) {
                 metrics.nacksReceived.increment();
                 Slot s = slotBySsrc(p, Rtcp.mediaSsrc(b, o));
                 if (s != null) retransmit(s, b, o, now);
@@ -660,7 +694,16 @@ public final class Router implements PacketHandler, TransportListener {
                 if (k >= 0 && (blp & (1 << k)) == 0) continue;
                 int seq = (pid + k + 1) & 0xFFFF;
                 int n = s.cache.get(seq, out);
-                if (n > 0 && st.sendRtp(out, 0, n)) metrics.retransmissions.increment();
+                if (n <= 0) continue;
+                Participant sub = s.subscriber;
+                // a retransmission is a new packet on the transport: give it the next transport-wide seq
+                boolean twcc = sub.twccExtId > 0 && n > 19 && (out[0] & 0x10) != 0
+                        && out[16] == (byte) ((sub.twccExtId << 4) | 1);
+                if (twcc) RtpPacket.writeUint16(out, 17, sub.twccSeq & 0xFFFF);
+                if (st.sendRtp(out, 0, n)) {
+                    metrics.retransmissions.increment();
+                    if (twcc) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, System.nanoTime() / 1000, st.lastRtpWireLength());
+                }
             }
         }
     }
@@ -681,6 +724,10 @@ public final class Router implements PacketHandler, TransportListener {
         try {
             long now = System.nanoTime();
             for (WebRtcTransport t : new ArrayList<>(owners.keySet())) t.checkConsent(now);
+            for (Map.Entry<WebRtcTransport, Participant> e : owners.entrySet()) {
+                Participant p = e.getValue();
+                if (p.subscribe == e.getKey() && p.bwe != null) p.bwe.onTick(now / 1000);
+            }
             boolean speakerRound = ++ticks % 3 == 0;                       // every 300 ms
             for (Meeting m : meetings.values()) {
                 for (Participant p : m.participants.values()) for (Slot s : p.slots) if (s.video && s.track != null) selectLayer(s, now);

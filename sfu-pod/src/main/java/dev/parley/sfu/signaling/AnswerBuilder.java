@@ -24,8 +24,10 @@ import java.util.Set;
 public final class AnswerBuilder {
     private static final Set<String> PUBLISH_EXTENSIONS = Set.of(ExtensionUris.MID, ExtensionUris.RID,
             ExtensionUris.REPAIRED_RID, ExtensionUris.ABS_SEND_TIME, ExtensionUris.AUDIO_LEVEL);
+    /** transport-wide-cc only toward subscribers: the SFU estimates its send rate to them (bwe package); it
+     *  doesn't send transport-cc feedback to publishers yet, so publish connections keep REMB. */
     private static final Set<String> SUBSCRIBE_EXTENSIONS = Set.of(ExtensionUris.MID, ExtensionUris.ABS_SEND_TIME,
-            ExtensionUris.AUDIO_LEVEL);
+            ExtensionUris.AUDIO_LEVEL, ExtensionUris.TRANSPORT_CC);
     private static final SecureRandom RANDOM = new SecureRandom();
 
     public record Candidates(String address, int udpPort, int tcpPort) {}
@@ -112,10 +114,16 @@ public final class AnswerBuilder {
                 if ("1".equals(codec.param("usedtx"))) fmtp += ";usedtx=1";
                 if ("1".equals(codec.param("stereo"))) fmtp += ";stereo=1";
                 l.add("a=fmtp:" + codec.payloadType() + " " + fmtp);
+                if (sfuSends && ext.containsKey(ExtensionUris.TRANSPORT_CC) && codec.feedback().contains("transport-cc")) {
+                    l.add("a=rtcp-fb:" + codec.payloadType() + " transport-cc");
+                }
             } else {
                 if (codec.fmtp() != null && codec.name().equalsIgnoreCase("H264")) l.add("a=fmtp:" + codec.payloadType() + " " + codec.fmtp());
                 for (String fb : List.of("nack", "nack pli", "ccm fir", "goog-remb")) {
                     if (codec.feedback().contains(fb)) l.add("a=rtcp-fb:" + codec.payloadType() + " " + fb);
+                }
+                if (sfuSends && ext.containsKey(ExtensionUris.TRANSPORT_CC) && codec.feedback().contains("transport-cc")) {
+                    l.add("a=rtcp-fb:" + codec.payloadType() + " transport-cc");
                 }
             }
             if (!rids.isEmpty() && m.attribute("simulcast") != null) {

@@ -146,6 +146,11 @@ public final class WebRtcTransport {
      * Protects and sends an RTP packet built in {@code b} (which must have {@code rtpOverhead} spare bytes).
      * Returns false if it could not be sent.
      */
+    private int lastRtpWireLength;
+
+    /** Size of the last RTP packet {@link #sendRtp} sent, SRTP tag included (what congestion control counts). */
+    public int lastRtpWireLength() { return lastRtpWireLength; }
+
     public boolean sendRtp(byte[] b, int off, int len) {
         if (state != State.CONNECTED || selected == null) return false;
         if (!selected.writable()) { metrics.drop("send_queue_full"); return false; }
@@ -153,6 +158,7 @@ public final class WebRtcTransport {
         if (n < 0) { metrics.drop("srtp_protect"); return false; }
         if (!selected.send(b, off, n)) { metrics.drop("send_queue_full"); return false; }
         metrics.egressBytes.add(n);
+        lastRtpWireLength = n;
         return true;
     }
 

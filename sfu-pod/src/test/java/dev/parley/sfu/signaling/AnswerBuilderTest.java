@@ -23,10 +23,10 @@ public class AnswerBuilderTest {
                 "a=fingerprint:sha-256 " + FP, "a=setup:actpass", "a=mid:0",
                 "a=extmap:1 urn:ietf:params:rtp-hdrext:ssrc-audio-level", "a=extmap:3 " + ExtensionUris.TRANSPORT_CC,
                 "a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid", "a=" + dir, "a=rtcp-mux", "a=rtcp-rsize",
-                "a=rtpmap:111 opus/48000/2", "a=fmtp:111 minptime=10;useinbandfec=1;usedtx=1", "a=rtpmap:0 PCMU/8000",
+                "a=rtpmap:111 opus/48000/2", "a=rtcp-fb:111 transport-cc", "a=fmtp:111 minptime=10;useinbandfec=1;usedtx=1", "a=rtpmap:0 PCMU/8000",
                 "a=ssrc:1234 cname:x",
                 "m=video 9 UDP/TLS/RTP/SAVPF 98 99 96 97", "c=IN IP4 0.0.0.0", "a=mid:1",
-                "a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid", "a=extmap:10 urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id",
+                "a=extmap:3 " + ExtensionUris.TRANSPORT_CC, "a=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid", "a=extmap:10 urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id",
                 "a=" + dir, "a=rtcp-mux",
                 "a=rtpmap:98 H264/90000", "a=fmtp:98 level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f",
                 "a=rtpmap:99 rtx/90000", "a=fmtp:99 apt=98",
@@ -72,6 +72,13 @@ public class AnswerBuilderTest {
         MediaSection video = SessionDescription.parse(r.answer()).media().get(1);
         assertThat(video.direction()).isEqualTo("sendonly");
         assertThat(video.ssrcs()).containsExactly(v.slotSsrc());
+        // transport-wide-cc toward subscribers, under the id the browser offered; REMB stays as the fallback
+        MediaSection audio = SessionDescription.parse(r.answer()).media().get(0);
+        assertThat(video.extensions()).containsEntry(3, ExtensionUris.TRANSPORT_CC);
+        assertThat(video.codecs().get(96).feedback()).contains("transport-cc", "goog-remb", "nack pli");
+        assertThat(audio.extensions()).containsEntry(3, ExtensionUris.TRANSPORT_CC);
+        assertThat(audio.codecs().get(111).feedback()).contains("transport-cc");
+        assertThat(v.ext(ExtensionUris.TRANSPORT_CC)).isEqualTo(3);
         AnswerBuilder.Result again = AnswerBuilder.answer(offer("recvonly", false), false, IceCredentials.random(), FP, CANDS,
                 Map.of("1", v.slotSsrc()));
         assertThat(again.media().get(1).slotSsrc()).isEqualTo(v.slotSsrc());
