@@ -119,6 +119,29 @@ class SfuBrowserIT {
             long feedback = sfu.metrics().twccFeedback.sum();
             await().atMost(Duration.ofSeconds(5)).until(() -> sfu.metrics().twccFeedback.sum() > feedback + 10);
             assertThat(sfu.metrics().drops("twcc_malformed")).isZero();
+            // each subscriber's estimate and forwarded layer: in GET /state per participant, in /metrics aggregated
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                JsonNode mine = null;
+                for (JsonNode mm : call("GET", "/internal/v1/state", null, 200).path("meetings")) {
+                    if (meeting.equals(mm.path("meeting_id").asText())) mine = mm;
+                }
+                assertThat(mine).isNotNull();
+                for (JsonNode p : mine.path("participants")) {
+                    JsonNode cc = p.path("congestion_control");
+                    assertThat(cc.path("transport_cc").asBoolean()).as(p.toString()).isTrue();
+                    assertThat(cc.path("estimate_bps").asLong()).as(p.toString()).isBetween(30_000L, 10_000_000L);
+                    assertThat(cc.path("acked_bps").asLong()).as(p.toString()).isGreaterThan(0);
+                    assertThat(p.path("video_layers")).hasSize(2);
+                    for (JsonNode l : p.path("video_layers")) {
+                        assertThat(l.path("spatial").asInt()).isZero();      // single-encoding publishers
+                        assertThat(l.path("width").asInt()).isPositive();
+                    }
+                }
+                String metrics = metricsText();
+                assertThat(metrics).containsPattern("(?m)^parley_sfu_subscriber_estimate_bps_count [1-9]")
+                        .containsPattern("(?m)^parley_sfu_video_slots_forwarding\\{spatial=\"0\"\\} [1-9]")
+                        .doesNotContain("participant_id");
+            });
         } finally {
             peers.forEach(Peer::close);
         }
@@ -299,11 +322,17 @@ class SfuBrowserIT {
         call("POST", "/internal/v1/test/loss", json.createObjectNode().put("egress_loss_percent", percent), 200);
     }
 
+    private String metricsText() throws IOException, InterruptedException {
+        HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + sfu.internalPort() + "/metrics")).GET().build();
+        return http.send(req, HttpResponse.BodyHandlers.ofString()).body();
+    }
+
     private JsonNode call(String method, String path, JsonNode body, int expect) {
         try {
             HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + sfu.internalPort() + path))
                     .header("Authorization", "Bearer " + SECRET).header("Content-Type", "application/json")
-                    .method(method, HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build();
+                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                            : HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build();
             HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isEqualTo(expect);
             return r.body().isEmpty() ? json.nullNode() : json.readTree(r.body());

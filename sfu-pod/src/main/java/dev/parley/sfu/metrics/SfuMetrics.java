@@ -16,6 +16,31 @@ public final class SfuMetrics {
     public final LongAdder nacksReceived = new LongAdder(), retransmissions = new LongAdder(), nacksSent = new LongAdder();
     public final LongAdder plisSent = new LongAdder(), plisReceived = new LongAdder();
     public final LongAdder srtpAuthFailures = new LongAdder(), stunRequests = new LongAdder();
+    /** Upper bounds (bps) of the per-subscriber estimate histogram; the last bucket is +Inf. */
+    public static final long[] ESTIMATE_BUCKETS_BPS = {100_000, 300_000, 500_000, 1_000_000, 2_000_000, 5_000_000};
+    /** Spatial layers reported individually in the forwarded-layer gauge; higher ones count in the last. */
+    public static final int LAYER_GAUGE_SLOTS = 4;
+    /**
+     * Per-subscriber congestion-control snapshot, replaced once a second by the media thread. Aggregated on
+     * purpose: participant ids never become metric labels (unbounded cardinality, and they are personal data).
+     */
+    public record SubscriberSnapshot(long[] estimateBuckets, long estimateSumBps, long subscribers, long[] videoSlotsOnLayer,
+                                     long videoSlotsIdle) {
+        static final SubscriberSnapshot EMPTY = new SubscriberSnapshot(new long[ESTIMATE_BUCKETS_BPS.length + 1], 0, 0,
+                new long[LAYER_GAUGE_SLOTS], 0);
+    }
+    private volatile SubscriberSnapshot subscribers = SubscriberSnapshot.EMPTY;
+
+    public void subscriberSnapshot(SubscriberSnapshot s) { subscribers = s; }
+    public SubscriberSnapshot subscriberSnapshot() { return subscribers; }
+
+    /** Bucket index of an estimate in {@link #ESTIMATE_BUCKETS_BPS} (length = +Inf). */
+    public static int estimateBucket(long bps) {
+        int i = 0;
+        while (i < ESTIMATE_BUCKETS_BPS.length && bps > ESTIMATE_BUCKETS_BPS[i]) i++;
+        return i;
+    }
+
     /** transport-cc feedback blocks from subscribers applied to their estimators. */
     public final LongAdder twccFeedback = new LongAdder();
     private final Map<String, LongAdder> drops = new ConcurrentHashMap<>();
@@ -110,6 +135,23 @@ public final class SfuMetrics {
         }
         sb.append("parley_sfu_forward_latency_us_sum ").append(latencySumUs.sum()).append('\n');
         sb.append("parley_sfu_forward_latency_us_count ").append(cum).append('\n');
+        SubscriberSnapshot ss = subscribers;
+        sb.append("# HELP parley_sfu_subscriber_estimate_bps Send-side bandwidth estimate per subscriber transport (last second)\n")
+                .append("# TYPE parley_sfu_subscriber_estimate_bps histogram\n");
+        long ecum = 0;
+        for (int i = 0; i < ss.estimateBuckets().length; i++) {
+            ecum += ss.estimateBuckets()[i];
+            String le = i < ESTIMATE_BUCKETS_BPS.length ? String.valueOf(ESTIMATE_BUCKETS_BPS[i]) : "+Inf";
+            sb.append("parley_sfu_subscriber_estimate_bps_bucket{le=\"").append(le).append("\"} ").append(ecum).append('\n');
+        }
+        sb.append("parley_sfu_subscriber_estimate_bps_sum ").append(ss.estimateSumBps()).append('\n');
+        sb.append("parley_sfu_subscriber_estimate_bps_count ").append(ss.subscribers()).append('\n');
+        sb.append("# HELP parley_sfu_video_slots_forwarding Subscriber video slots by the simulcast layer they forward (spatial index)\n")
+                .append("# TYPE parley_sfu_video_slots_forwarding gauge\n");
+        for (int i = 0; i < ss.videoSlotsOnLayer().length; i++) {
+            sb.append("parley_sfu_video_slots_forwarding{spatial=\"").append(i).append("\"} ").append(ss.videoSlotsOnLayer()[i]).append('\n');
+        }
+        sb.append("parley_sfu_video_slots_forwarding{spatial=\"none\"} ").append(ss.videoSlotsIdle()).append('\n');
         sb.append("# HELP parley_sfu_drops_total Dropped packets by reason\n# TYPE parley_sfu_drops_total counter\n");
         for (Map.Entry<String, LongAdder> d : new TreeMap<>(drops).entrySet()) {
             sb.append("parley_sfu_drops_total{reason=\"").append(d.getKey()).append("\"} ").append(d.getValue().sum()).append('\n');

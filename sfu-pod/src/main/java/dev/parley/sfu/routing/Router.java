@@ -333,6 +333,20 @@ public final class Router implements PacketHandler, TransportListener {
                 pm.put("grant_live_ms", Math.max(0, (g.expiresAtNanos() - now) / 1_000_000));
                 pm.put("tracks", p.tracksByMid.values().stream().map(t -> t.trackId).toList());
                 pm.put("slots", assignments(p));
+                pm.put("congestion_control", congestionState(p, now));
+                List<Map<String, Object>> layers = new ArrayList<>();
+                for (Slot s : p.slots) {
+                    if (!s.video || s.track == null) continue;
+                    Map<String, Object> lm = new LinkedHashMap<>();
+                    lm.put("mid", s.mid);
+                    lm.put("track_id", s.track.trackId);
+                    lm.put("spatial", s.current == null ? -1 : s.current.index);
+                    lm.put("target_spatial", s.target == null ? -1 : s.target.index);
+                    lm.put("width", s.current == null ? 0 : s.current.width);
+                    lm.put("height", s.current == null ? 0 : s.current.height);
+                    layers.add(lm);
+                }
+                pm.put("video_layers", layers);
                 ps.add(pm);
             }
             mm.put("participants", ps);
@@ -341,6 +355,25 @@ public final class Router implements PacketHandler, TransportListener {
         r.put("meetings", ms);
         r.put("transports", owners.size());
         return r;
+    }
+
+    /** The subscribe transport's estimator snapshot for GET /state; null without a subscribe transport. */
+    private static Map<String, Object> congestionState(Participant p, long now) {
+        if (p.subscribe == null || p.bwe == null) return null;
+        dev.parley.sfu.bwe.BweStats st = p.bwe.stats(now / 1000);
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("transport_cc", p.twccExtId > 0);
+        c.put("mode", st.mode().name());
+        c.put("estimate_bps", st.estimateBps());
+        c.put("delay_based_bps", st.delayBasedBps());
+        c.put("loss_based_bps", st.lossBasedBps());
+        c.put("acked_bps", st.ackedBps());
+        c.put("send_bps", st.sendBps());
+        c.put("loss_fraction", st.lossFraction());
+        c.put("usage", st.usage().name());
+        c.put("rtt_ms", st.rttMs());
+        c.put("feedback_packets_unknown", st.unknownFeedbackPackets());
+        return c;
     }
 
     private void closeTransport(WebRtcTransport t, String eventType) {
@@ -736,6 +769,7 @@ public final class Router implements PacketHandler, TransportListener {
             if (now - lastSecondTick >= 1_000_000_000L) {
                 lastSecondTick = now;
                 for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) sendReports(p, now);
+                metrics.subscriberSnapshot(subscriberSnapshot(now));
                 metrics.tick();
             }
             io.flush();
@@ -745,6 +779,28 @@ public final class Router implements PacketHandler, TransportListener {
     }
 
     private long ticks;
+
+    /** Estimates of every connected subscriber transport and the layer each video slot forwards (aggregated). */
+    private SfuMetrics.SubscriberSnapshot subscriberSnapshot(long now) {
+        long[] buckets = new long[SfuMetrics.ESTIMATE_BUCKETS_BPS.length + 1];
+        long[] layers = new long[SfuMetrics.LAYER_GAUGE_SLOTS];
+        long sum = 0, count = 0, idle = 0;
+        for (Meeting m : meetings.values()) {
+            for (Participant p : m.participants.values()) {
+                if (p.subscribe == null || !p.subscribe.connected() || p.bwe == null) continue;
+                long e = p.bwe.estimateBps();
+                buckets[SfuMetrics.estimateBucket(e)]++;
+                sum += e;
+                count++;
+                for (Slot s : p.slots) {
+                    if (!s.video || s.track == null) continue;
+                    if (s.current == null || !s.current.active(now)) idle++;
+                    else layers[Math.min(s.current.index, layers.length - 1)]++;
+                }
+            }
+        }
+        return new SfuMetrics.SubscriberSnapshot(buckets, sum, count, layers, idle);
+    }
 
     private void reportSpeakers(Meeting m, long now) {
         dev.parley.sfu.speaker.ActiveSpeakers a = m.speakers.evaluate(now / 1_000_000);
