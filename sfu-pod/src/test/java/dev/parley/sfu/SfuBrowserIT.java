@@ -384,12 +384,10 @@ class SfuBrowserIT {
         try { Thread.sleep(1500); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
         JsonNode s2 = stats(p.page, "sub");
         int grewV = 0, grewA = 0;
-        for (var it = s2.path("video").fields(); it.hasNext(); ) {
-            var e = it.next();
+        for (var e : s2.path("video").properties()) {
             if (e.getValue().path("frames").asLong() > s1.path("video").path(e.getKey()).path("frames").asLong()) grewV++;
         }
-        for (var it = s2.path("audio").fields(); it.hasNext(); ) {
-            var e = it.next();
+        for (var e : s2.path("audio").properties()) {
             if (e.getValue().path("samples").asLong() > s1.path("audio").path(e.getKey()).path("samples").asLong()) grewA++;
         }
         assertThat(grewV).as(p.pid + " growing video").isEqualTo(others);

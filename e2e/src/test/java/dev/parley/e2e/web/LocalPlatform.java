@@ -128,7 +128,7 @@ final class LocalPlatform implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         if (controller != null) controller.close();
         for (PodProcess s : sfus) s.close();
         if (etcd != null) etcd.close();

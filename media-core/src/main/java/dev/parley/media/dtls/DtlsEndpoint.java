@@ -148,6 +148,7 @@ public final class DtlsEndpoint {
         @Override protected int[] getSupportedCipherSuites() { return TlsUtils.getSupportedCipherSuites(CRYPTO, SUITES); }
         @Override protected TlsCredentialedSigner getECDSASignerCredentials() throws IOException { return signer(context); }
 
+        @SuppressWarnings("rawtypes") // BouncyCastle's TLS API declares these extension maps as raw Hashtable
         @Override
         public void processClientExtensions(Hashtable clientExtensions) throws IOException {
             super.processClientExtensions(clientExtensions);
@@ -161,6 +162,7 @@ public final class DtlsEndpoint {
             throw new TlsFatalAlert(AlertDescription.handshake_failure, "no common SRTP profile");
         }
 
+        @SuppressWarnings("rawtypes") // BouncyCastle's TLS API declares these extension maps as raw Hashtable
         @Override
         public Hashtable getServerExtensions() throws IOException {
             Hashtable ext = super.getServerExtensions();
@@ -194,6 +196,7 @@ public final class DtlsEndpoint {
         @Override protected ProtocolVersion[] getSupportedVersions() { return ProtocolVersion.DTLSv12.only(); }
         @Override protected int[] getSupportedCipherSuites() { return TlsUtils.getSupportedCipherSuites(CRYPTO, SUITES); }
 
+        @SuppressWarnings("rawtypes") // BouncyCastle's TLS API declares these extension maps as raw Hashtable
         @Override
         public Hashtable getClientExtensions() throws IOException {
             Hashtable ext = super.getClientExtensions();
@@ -201,6 +204,7 @@ public final class DtlsEndpoint {
             return ext;
         }
 
+        @SuppressWarnings("rawtypes") // BouncyCastle's TLS API declares these extension maps as raw Hashtable
         @Override
         public void processServerExtensions(Hashtable serverExtensions) throws IOException {
             super.processServerExtensions(serverExtensions);
