@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 ./mvnw -B -q -pl controller-pod,bench -am package -DskipTests
-CP=$(./mvnw -B -q -pl bench dependency:build-classpath -Dmdep.outputFile=/dev/stdout)
+# the bench build writes its runtime classpath to bench/target/classpath.txt
+CP=$(cat bench/target/classpath.txt)
 "$JAVA_HOME/bin/java" -cp "bench/target/classes:$CP" dev.parley.bench.controller.ControllerLoadBenchmark \
   controller-pod/target/controller-pod.jar "${1:-30}" "${2:-32}" "${3:-5}"
