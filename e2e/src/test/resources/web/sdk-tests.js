@@ -342,6 +342,20 @@ test('client: a revoked microphone turns the local track off and says why; re-gr
   track.stop();
 });
 
+test('client: screen share in this browser setup, stopped when the host revokes it', async () => {
+  const c = new ParleyClient({ token: 't', fetch: async () => new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } }) });
+  c.store.set((s) => ({ admission: 'admitted', connection: 'connected', self: { ...s.self, participant_id: 'me' } }));
+  eq(await c.startScreenShare(), true, 'getDisplayMedia works (fake UI auto-picks a screen)');
+  ok(c.local.screen && c.local.screen.readyState === 'live');
+  eq(c.state.self.screen.on, true);
+  const t = c.local.screen;
+  c.handleEvent({ type: 'permission_changed', participant_id: 'me', publish: { screen: false }, participant_version: 3 }, '1.1');
+  eq(t.readyState, 'ended', 'revoked: capture stopped');
+  eq(c.state.self.screen, { on: false, reason: 'permission_revoked' });
+  eq(await c.startScreenShare(), false, 'refused while not allowed');
+  ok(c.state.notices.at(-1).code === 'permission_revoked');
+});
+
 // ------------------------------------------------------------------ slots
 
 test('slots: mid -> remote track map from either shape; free and inconsistent slots ignored', () => {
@@ -361,6 +375,9 @@ test('slots: mid -> remote track map from either shape; free and inconsistent sl
   const d = diffSlots(m, mapSlots([{ mid: '0', participant_id: 'p1', track_id: 'p1-mic', kind: 'audio' }, { mid: '4', participant_id: 'p3', track_id: 'p3-cam', kind: 'video' }], { 0: 'audio', 4: 'video' }));
   eq(d.removed.map((r) => r.trackId).sort(), ['p1-cam', 'p2-scr']);
   eq(d.added.map((r) => r.trackId), ['p3-cam']);
+  const sfuNamed = mapSlots([{ mid: '3', participant_id: 'p7', track_id: 'p7:2', kind: 'video' }, { mid: '4', participant_id: 'p7', track_id: 'p7:1', kind: 'video' },
+    { mid: '0', participant_id: 'p7', track_id: 'p7:0', kind: 'audio' }], { 0: 'audio', 3: 'video', 4: 'video' });
+  eq([...sfuNamed.values()].map((r) => r.source), ['screen', 'camera', 'microphone'], "source from the publisher's mid in the SFU's track id");
   eq(slotsNeeded(0), { audio: 4, video: 4 });
   eq(slotsNeeded(4), { audio: 4, video: 8 });
   eq(slotsNeeded(30), { audio: 32, video: 16 }, 'video capped');

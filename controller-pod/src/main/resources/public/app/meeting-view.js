@@ -156,8 +156,20 @@ export class MeetingView {
       this.tiles.set(t.key, tile);
     }
     const stream = t.self ? this.deps.localStream(t.source) : this.deps.remoteStream(t.pid, t.source);
-    const hasVideo = !!stream && stream.getVideoTracks().some((x) => x.readyState === 'live') && (t.self ? (t.source === 'screen' || s.self.camera.on) : true);
-    if (tile.stream !== stream) { tile.stream = stream; tile.video.srcObject = stream; if (stream) tile.video.play().catch(() => {}); }
+    // A remote track is "muted" while no media arrives (camera off, stream not started): show the avatar.
+    const hasVideo = !!stream && stream.getVideoTracks().some((x) => x.readyState === 'live' && (t.self || !x.muted))
+      && (t.self ? (t.source === 'screen' || s.self.camera.on) : true);
+    if (tile.stream !== stream) {
+      tile.stream = stream;
+      tile.video.srcObject = stream;
+      if (stream) {
+        tile.video.play().catch(() => {});
+        for (const tr of stream.getVideoTracks()) {
+          tr.addEventListener('mute', () => this.#tile(t, this.state));
+          tr.addEventListener('unmute', () => this.#tile(t, this.state));
+        }
+      }
+    }
     tile.video.hidden = !hasVideo;
     tile.avatar.hidden = hasVideo;
     tile.avatar.textContent = initials(t.person || t.name);

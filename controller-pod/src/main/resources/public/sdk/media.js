@@ -51,7 +51,9 @@ export class MediaSession {
     const stream = new MediaStream();
     this.senders.microphone = this.pub.addTransceiver(local.microphone || 'audio', { direction: 'sendonly', streams: [stream] });
     this.senders.camera = this.pub.addTransceiver(local.camera || 'video', { direction: 'sendonly', streams: [stream] });
-    this.senders.screen = this.pub.addTransceiver('video', { direction: 'sendonly', streams: [new MediaStream()] });
+    // The screen section stays inactive until a share starts (an idle sendonly section would be announced
+    // to everyone as a published track). Order matters: mids 0/1/2 = microphone/camera/screen (slots.js).
+    this.senders.screen = this.pub.addTransceiver('video', { direction: 'inactive', streams: [new MediaStream()] });
     const n = slotsNeeded(remoteCount);
     for (let i = 0; i < n.audio; i++) this.sub.addTransceiver('audio', { direction: 'recvonly' });
     for (let i = 0; i < n.video; i++) this.sub.addTransceiver('video', { direction: 'recvonly' });
@@ -164,7 +166,16 @@ export class MediaSession {
    */
   async setSource(source, track) {
     const t = this.senders[source];
-    if (t) await t.sender.replaceTrack(track);
+    if (!t) return;
+    await t.sender.replaceTrack(track);
+    if (source === 'screen') {
+      // Starting or stopping a share publishes or withdraws the screen track: renegotiate (same ICE).
+      const want = track ? 'sendonly' : 'inactive';
+      if (t.direction !== want && !this.closed) {
+        t.direction = want;
+        await this.#negotiate('publish');
+      }
+    }
   }
 
   /** ICE restart on both connections (network changed: Wi-Fi -> cellular). */

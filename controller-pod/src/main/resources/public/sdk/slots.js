@@ -21,8 +21,19 @@
  * @property {'microphone'|'camera'|'screen'} source
  */
 
-/** Default source for a kind when the server does not say. */
-function defaultSource(kind) { return kind === 'audio' ? 'microphone' : 'camera'; }
+/**
+ * The publish connection of every Parley client has its transceivers in a fixed order, so the publisher's
+ * mid says what a track is: 0 microphone, 1 camera, 2 screen. The SFU names tracks `{participant}:{mid}`.
+ */
+export const PUBLISH_SOURCE_BY_MID = Object.freeze({ 0: 'microphone', 1: 'camera', 2: 'screen' });
+
+/** Source of a remote track: the server's word, else the publisher's mid in the track id, else by kind. */
+export function sourceOf(kind, trackId) {
+  const m = /:(\d+)$/.exec(trackId || '');
+  const byMid = m ? PUBLISH_SOURCE_BY_MID[m[1]] : undefined;
+  if (byMid && (byMid === 'microphone') === (kind === 'audio')) return byMid;
+  return kind === 'audio' ? 'microphone' : 'camera';
+}
 
 /**
  * Normalise the server's list (array, or object keyed by mid) into mid -> RemoteTrackRef.
@@ -43,13 +54,8 @@ export function mapSlots(assignments, kindByMid = {}) {
     const kind = kindByMid[mid] || a.kind;
     if (kind !== 'audio' && kind !== 'video') continue;
     if (a.kind && kindByMid[mid] && a.kind !== kindByMid[mid]) continue; // server and SDP disagree: ignore
-    out.set(mid, {
-      mid,
-      participantId: String(a.participant_id),
-      trackId: String(a.track_id || `${a.participant_id}:${a.source || defaultSource(kind)}`),
-      kind,
-      source: a.source || defaultSource(kind),
-    });
+    const trackId = String(a.track_id || `${a.participant_id}:${kind === 'audio' ? 0 : 1}`);
+    out.set(mid, { mid, participantId: String(a.participant_id), trackId, kind, source: a.source || sourceOf(kind, trackId) });
   }
   return out;
 }

@@ -13,6 +13,7 @@ import jakarta.inject.Singleton;
 @Requires(classes = {ApiException.class, ExceptionHandler.class})
 public class ApiExceptionHandler implements ExceptionHandler<ApiException, HttpResponse<?>> {
     @Override
+    @SuppressWarnings("rawtypes") // the framework interface declares a raw HttpRequest
     public HttpResponse<?> handle(HttpRequest request, ApiException exception) {
         return Problems.of(exception);
     }

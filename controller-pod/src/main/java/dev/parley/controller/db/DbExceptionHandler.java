@@ -16,6 +16,7 @@ public class DbExceptionHandler implements ExceptionHandler<Db.DbException, Http
     private static final Logger LOG = LoggerFactory.getLogger(DbExceptionHandler.class);
 
     @Override
+    @SuppressWarnings("rawtypes") // the framework interface declares a raw HttpRequest
     public HttpResponse<?> handle(HttpRequest request, Db.DbException e) {
         LOG.error("database failure on {} {}", request.getMethod(), request.getPath(), e.getCause());
         return Problems.response(503, "database_unavailable", "the database could not complete the request", null);

@@ -44,7 +44,7 @@ import java.util.concurrent.TimeUnit;
  */
 @Context
 @Singleton
-public class GrantService {
+public final class GrantService {
     private static final Logger LOG = LoggerFactory.getLogger(GrantService.class);
     /** Safety margin between grant expiry and what the lease vouches for. */
     static final long LEASE_MARGIN_MS = 300;

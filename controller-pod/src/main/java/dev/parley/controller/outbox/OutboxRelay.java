@@ -50,7 +50,7 @@ import java.util.concurrent.TimeUnit;
  */
 @Context
 @Singleton
-public class OutboxRelay {
+public final class OutboxRelay {
     private static final Logger LOG = LoggerFactory.getLogger(OutboxRelay.class);
     static final String LEADER_KEY = EtcdKeys.ROOT + "/outbox-relay/leader";
 

@@ -39,7 +39,7 @@ import java.util.function.Consumer;
  * acts, which fences every write of the previous owner in PostgreSQL.
  */
 @Singleton
-public class Ownership {
+public final class Ownership {
     private static final Logger LOG = LoggerFactory.getLogger(Ownership.class);
 
     private final Client etcd;

@@ -8,31 +8,33 @@ import dev.parley.platform.etcd.RegistryWatcher;
 import dev.parley.platform.etcd.TurnEntry;
 import jakarta.inject.Singleton;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
-import java.nio.charset.StandardCharsets;
+import dev.parley.platform.turn.TurnCredential;
+import dev.parley.platform.turn.TurnCredentials;
+import dev.parley.platform.turn.TurnSecrets;
+
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.Base64;
+import java.time.Duration;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Set;
 
 /**
- * ICE servers for a transport: TURN REST credentials (username {@code {expiry}:{participant_id}},
- * password base64(HMAC-SHA1(current secret, username))) for the configured TURN URLs and the ACTIVE
- * TURN pods of our region. Stop-gap until platform-core's {@code dev.parley.platform.turn} lands.
+ * ICE servers for a transport: TURN REST credentials (platform-core {@code dev.parley.platform.turn}:
+ * username {@code {expiry}:{participant_id}}, HMAC-SHA1 with the current secret) for the configured TURN URLs
+ * and the ACTIVE TURN pods of our region.
  */
 @Singleton
 public class IceServers {
-    static final long CREDENTIAL_SECONDS = 600;
+    static final Duration CREDENTIAL_LIFETIME = Duration.ofMinutes(10);
     private final ParleyConfig cfg;
     private final RegistryWatcher<TurnEntry> turns;
+    private final TurnCredentials credentials;
     private final Clock clock = Clock.systemUTC();
 
     public IceServers(ParleyConfig cfg, RegistryWatcher<TurnEntry> turns) {
         this.cfg = cfg;
         this.turns = turns;
+        this.credentials = cfg.turnSecrets().isEmpty() ? null
+                : new TurnCredentials(TurnSecrets.parse(String.join(",", cfg.turnSecrets())));
     }
 
     public ArrayNode forParticipant(String participantId) {
@@ -43,26 +45,15 @@ public class IceServers {
                 urls.addAll(t.urls());
             }
         }
-        if (urls.isEmpty() || cfg.turnSecrets().isEmpty()) {
+        if (urls.isEmpty() || credentials == null) {
             return out;
         }
-        String username = (clock.instant().getEpochSecond() + CREDENTIAL_SECONDS) + ":" + participantId;
+        TurnCredential c = credentials.generate(participantId, CREDENTIAL_LIFETIME, clock.instant());
         ObjectNode s = out.addObject();
         ArrayNode u = s.putArray("urls");
-        List<String> list = new ArrayList<>(urls);
-        list.forEach(u::add);
-        s.put("username", username);
-        s.put("credential", password(cfg.turnSecrets().get(0), username));
+        urls.forEach(u::add);
+        s.put("username", c.username());
+        s.put("credential", c.password());
         return out;
-    }
-
-    static String password(String secret, String username) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA1");
-            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
-            return Base64.getEncoder().encodeToString(mac.doFinal(username.getBytes(StandardCharsets.UTF_8)));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

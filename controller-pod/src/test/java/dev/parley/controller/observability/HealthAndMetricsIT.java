@@ -51,6 +51,11 @@ class HealthAndMetricsIT {
         assertThat(openapi.status()).isEqualTo(200);
         assertThat(openapi.raw()).contains("/v1/meetings/{meeting_id}/commands");
 
+        // the web client is served from classpath:public at /
+        var index = h.call(h.base(0), "GET", "/", null, null, null, null);
+        assertThat(index.status()).isEqualTo(200);
+        assertThat(index.raw()).containsIgnoringCase("<html");
+
         // a lease in doubt makes the controller unready
         h.controllers.get(0).getBean(ProcessLease.class).haltKeepAlive();
         await().atMost(Duration.ofSeconds(4)).until(() ->

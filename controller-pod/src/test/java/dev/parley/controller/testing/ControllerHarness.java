@@ -188,7 +188,7 @@ public final class ControllerHarness implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         for (ApplicationContext c : controllers) {
             try {
                 if (c.isRunning()) {

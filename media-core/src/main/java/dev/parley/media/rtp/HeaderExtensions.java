@@ -12,7 +12,7 @@ public final class HeaderExtensions {
 
     /** Packed (absolute data offset, data length) of extension {@code id}, or {@link #NOT_FOUND}. */
     public static long find(byte[] b, int off, int len, int id) {
-        if (id <= 0 || !RtpPacket.hasExtension(b, off)) return NOT_FOUND;
+        if (id <= 0 || len < RtpPacket.FIXED_HEADER || !RtpPacket.hasExtension(b, off)) return NOT_FOUND;
         int x = off + RtpPacket.FIXED_HEADER + 4 * RtpPacket.csrcCount(b, off);
         if (x + 4 > off + len) return NOT_FOUND;
         int profile = RtpPacket.readUint16(b, x);

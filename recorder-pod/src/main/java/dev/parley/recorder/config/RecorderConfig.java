@@ -67,7 +67,8 @@ public record RecorderConfig(
                 Integer.parseInt(env.getOrDefault("PARLEY_INTERNAL_PORT", "0")),
                 Integer.parseInt(env.getOrDefault("PARLEY_RECORDER_SEGMENT_SECONDS", "10")),
                 Path.of(env.getOrDefault("PARLEY_RECORDER_SPOOL_DIR",
-                        System.getProperty("java.io.tmpdir") + "/parley-recorder/" + job + "/" + generation)),
+                        System.getProperty("java.io.tmpdir") + "/parley-recorder")).resolve(job)
+                        .resolve(Long.toString(generation)),
                 Long.parseLong(env.getOrDefault("PARLEY_RECORDER_BUFFER_BYTES", Long.toString(512L << 20))),
                 env.getOrDefault("PARLEY_RECORDER_SOURCE", "rtp-loopback"),
                 tracks,

@@ -12,10 +12,14 @@ import dev.parley.recorder.media.LoopbackTrackSources;
 import dev.parley.recorder.segment.Ffmpeg;
 import dev.parley.recorder.storage.ObjectStore;
 import dev.parley.recorder.storage.S3Clients;
-import dev.parley.recorder.testing.EtcdServer;
+import dev.parley.testsupport.etcd.EtcdCluster;
 import dev.parley.recorder.testing.RecorderEnv;
 import dev.parley.recorder.testing.RtpPublisher;
 import dev.parley.recorder.testing.S3ProxyServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,12 +41,12 @@ class RecordingIT {
 
     @TempDir
     static Path tmp;
-    static EtcdServer etcd;
+    static EtcdCluster etcd;
     static S3ProxyServer s3;
 
     @BeforeAll
     static void up() throws Exception {
-        etcd = new EtcdServer(tmp.resolve("etcd"));
+        etcd = EtcdCluster.start(1);
         s3 = new S3ProxyServer(Files.createDirectories(tmp.resolve("s3")));
     }
 
@@ -52,13 +56,18 @@ class RecordingIT {
         etcd.close();
     }
 
+    static HttpResponse<String> get(HttpClient http, String url) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     @Test
     void recordingBecomesReadyWithVerifiedSegmentsAndAPlayableComposite() throws Exception {
         int vp = RtpPublisher.freeUdpPort();
         int ap = RtpPublisher.freeUdpPort();
         String job = "job-ready";
-        RecorderConfig cfg = RecorderConfig.fromEnv(RecorderEnv.of(etcd, s3, job, 1,
-                "cam:vp8:" + vp + ",mic:opus:" + ap, tmp.resolve("spool"), SEGMENT));
+        var env = RecorderEnv.of(etcd, s3, job, 1, "cam:vp8:" + vp + ",mic:opus:" + ap, tmp.resolve("spool"), SEGMENT);
+        env.put("PARLEY_INTERNAL_SECRET", "test-internal-secret");
+        RecorderConfig cfg = RecorderConfig.fromEnv(env);
         List<JobState> reported = new CopyOnWriteArrayList<>();
         RecordingRun run = new RecordingRun(cfg, new LoopbackTrackSources(cfg.rtpTracks()), m -> reported.add(m.state));
         Thread t = Thread.ofPlatform().start(run::run);
@@ -68,7 +77,22 @@ class RecordingIT {
             assertThat(pub.waitFor(SECONDS + 30)).isTrue();
         }
         Thread.sleep(300);
-        run.requestStop("test: meeting ended");
+        // the internal port: health, readiness, metrics, and the stop command (bearer secret)
+        HttpClient http = HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + run.adminPort();
+        assertThat(get(http, base + "/healthz").statusCode()).isEqualTo(200);
+        assertThat(get(http, base + "/readyz").statusCode()).isEqualTo(200);
+        String metrics = get(http, base + "/metrics").body();
+        assertThat(metrics).contains("# TYPE parley_recorder_segments_uploaded_total counter")
+                .contains("parley_recorder_rtp_packets_total{track=\"cam\"}").contains("parley_recorder_buffer_bytes");
+        var noSecret = http.send(HttpRequest.newBuilder(URI.create(base + "/stop"))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(noSecret.statusCode()).isEqualTo(401);
+        assertThat(noSecret.headers().firstValue("Content-Type")).contains("application/problem+json");
+        var stop = http.send(HttpRequest.newBuilder(URI.create(base + "/stop"))
+                .header("Authorization", "Bearer test-internal-secret")
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(stop.statusCode()).isEqualTo(202);
         t.join(180_000);
         assertThat(run.exitCode()).isEqualTo(RecordingRun.EXIT_DONE);
         assertThat(reported).containsSubsequence(JobState.STARTING, JobState.RECORDING, JobState.FINALIZING,

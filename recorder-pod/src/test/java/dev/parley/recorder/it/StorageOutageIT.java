@@ -11,7 +11,7 @@ import dev.parley.recorder.media.LoopbackTrackSources;
 import dev.parley.recorder.metrics.RecorderMetrics;
 import dev.parley.recorder.storage.ObjectStore;
 import dev.parley.recorder.storage.S3Clients;
-import dev.parley.recorder.testing.EtcdServer;
+import dev.parley.testsupport.etcd.EtcdCluster;
 import dev.parley.recorder.testing.RecorderEnv;
 import dev.parley.recorder.testing.RtpPublisher;
 import dev.parley.recorder.testing.S3ProxyServer;
@@ -37,12 +37,12 @@ class StorageOutageIT {
 
     @TempDir
     static Path tmp;
-    static EtcdServer etcd;
+    static EtcdCluster etcd;
     static S3ProxyServer s3;
 
     @BeforeAll
     static void up() throws Exception {
-        etcd = new EtcdServer(tmp.resolve("etcd"));
+        etcd = EtcdCluster.start(1);
         s3 = new S3ProxyServer(Files.createDirectories(tmp.resolve("s3")));
     }
 

@@ -16,7 +16,7 @@ import dev.parley.recorder.segment.Ffmpeg;
 import dev.parley.recorder.storage.ObjectStore;
 import dev.parley.recorder.storage.S3Clients;
 import dev.parley.recorder.storage.Sha256;
-import dev.parley.recorder.testing.EtcdServer;
+import dev.parley.testsupport.etcd.EtcdCluster;
 import dev.parley.recorder.testing.RecorderEnv;
 import dev.parley.recorder.testing.RecorderProcess;
 import dev.parley.recorder.testing.RtpPublisher;
@@ -42,12 +42,12 @@ class TakeoverIT {
 
     @TempDir
     static Path tmp;
-    static EtcdServer etcd;
+    static EtcdCluster etcd;
     static S3ProxyServer s3;
 
     @BeforeAll
     static void up() throws Exception {
-        etcd = new EtcdServer(tmp.resolve("etcd"));
+        etcd = EtcdCluster.start(1);
         s3 = new S3ProxyServer(Files.createDirectories(tmp.resolve("s3")));
     }
 

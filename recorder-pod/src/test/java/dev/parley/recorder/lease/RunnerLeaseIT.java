@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parley.recorder.manifest.StaleGenerationException;
-import dev.parley.recorder.testing.EtcdServer;
+import dev.parley.testsupport.etcd.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
@@ -19,13 +19,13 @@ import org.junit.jupiter.api.io.TempDir;
 class RunnerLeaseIT {
     @TempDir
     static Path tmp;
-    static EtcdServer etcd;
+    static EtcdCluster etcd;
     static Client client;
 
     @BeforeAll
     static void up() throws Exception {
-        etcd = new EtcdServer(tmp.resolve("etcd"));
-        client = Client.builder().endpoints(etcd.endpoint()).build();
+        etcd = EtcdCluster.start(1);
+        client = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build();
     }
 
     @AfterAll

@@ -1,5 +1,6 @@
 package dev.parley.recorder.testing;
 
+import dev.parley.testsupport.etcd.EtcdCluster;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -9,13 +10,13 @@ public final class RecorderEnv {
     private RecorderEnv() {
     }
 
-    public static Map<String, String> of(EtcdServer etcd, S3ProxyServer s3, String job, long generation,
+    public static Map<String, String> of(EtcdCluster etcd, S3ProxyServer s3, String job, long generation,
                                          String tracks, Path spool, int segmentSeconds) {
         Map<String, String> env = new HashMap<>();
         env.put("PARLEY_RECORDING_JOB_ID", job);
         env.put("PARLEY_RECORDING_GENERATION", Long.toString(generation));
         env.put("PARLEY_POD_NAME", "recorder-" + job + "-g" + generation);
-        env.put("PARLEY_ETCD_ENDPOINTS", etcd.endpoint());
+        env.put("PARLEY_ETCD_ENDPOINTS", etcd.endpointsCsv());
         env.put("PARLEY_LEASE_TTL_SECONDS", "2");
         env.put("PARLEY_S3_ENDPOINT", s3.endpoint().toString());
         env.put("PARLEY_S3_BUCKET", "recordings");

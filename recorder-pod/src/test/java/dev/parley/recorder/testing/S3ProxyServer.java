@@ -13,7 +13,8 @@ import org.jclouds.blobstore.BlobStoreContext;
 /**
  * A real s3proxy (in-process, in-memory jclouds store) on a loopback port. Stop and start again on the same
  * port to simulate an object-storage outage (connections refused); objects survive the outage.
- * Replace with test-support's {@code dev.parley.testsupport.s3} fixture once that lands on main.
+ * test-support's {@code dev.parley.testsupport.s3.S3Proxy} runs s3proxy in a child JVM with an in-memory store, so it
+ * cannot be taken down and brought back with its objects: the outage tests need this in-process one.
  */
 public final class S3ProxyServer implements AutoCloseable {
     public static final String ACCESS_KEY = "parley-test-access";

@@ -8,10 +8,12 @@ import java.util.Map;
  * @param ticketPublicJwk controller's ES256 public JWK (inline or @file) that signs connect tickets
  * @param etcdEndpoints   empty: run without registering (tests, benchmarks)
  * @param testHooks       enables the test-only loss switch endpoint
+ * @param loopbackPeersOnly answer ICE checks only from loopback addresses (tests and benchmarks on one machine)
  */
 public record SfuConfig(String podName, String region, String bindAddress, String announcedAddress,
                         int udpPort, int tcpPort, int internalPort, String internalSecret, String ticketPublicJwk,
-                        String etcdEndpoints, long leaseTtlSeconds, boolean testHooks, long rembBitrateBps) {
+                        String etcdEndpoints, long leaseTtlSeconds, boolean testHooks, long rembBitrateBps,
+                        boolean loopbackPeersOnly) {
 
     public static SfuConfig fromEnv(Map<String, String> env) {
         String bind = env.getOrDefault("PARLEY_BIND_ADDRESS", "127.0.0.1");
@@ -28,7 +30,8 @@ public record SfuConfig(String podName, String region, String bindAddress, Strin
                 env.getOrDefault("PARLEY_ETCD_ENDPOINTS", ""),
                 Long.parseLong(env.getOrDefault("PARLEY_LEASE_TTL_SECONDS", "5")),
                 Boolean.parseBoolean(env.getOrDefault("PARLEY_SFU_TEST_HOOKS", "false")),
-                Long.parseLong(env.getOrDefault("PARLEY_SFU_REMB_BPS", "4000000")));
+                Long.parseLong(env.getOrDefault("PARLEY_SFU_REMB_BPS", "4000000")),
+                Boolean.parseBoolean(env.getOrDefault("PARLEY_SFU_LOOPBACK_PEERS_ONLY", "false")));
     }
 
     private static String required(Map<String, String> env, String key) {

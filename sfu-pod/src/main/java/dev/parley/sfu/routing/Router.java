@@ -376,6 +376,10 @@ public final class Router implements PacketHandler, TransportListener {
         if (m == null) { metrics.drop("stun_malformed"); return; }
         if (m.type != Stun.BINDING_REQUEST) return;   // indications, stray responses
         metrics.stunRequests.increment();
+        if (loopbackPeersOnly && !((InetSocketAddress) path.remote()).getAddress().isLoopbackAddress()) {
+            metrics.drop("peer_not_loopback");
+            return;
+        }
         String u = m.username;
         int colon = u == null ? -1 : u.indexOf(':');
         if (colon <= 0) { metrics.drop("stun_no_username"); return; }
@@ -737,6 +741,11 @@ public final class Router implements PacketHandler, TransportListener {
     private volatile long rembBitrateBps = 4_000_000;
 
     public void setRembBitrate(long bps) { rembBitrateBps = bps; }
+
+    private volatile boolean loopbackPeersOnly;
+
+    /** Only answer connectivity checks from loopback peers (everything in tests stays on 127.0.0.0/8). */
+    public void setLoopbackPeersOnly(boolean v) { loopbackPeersOnly = v; }
 
     private static long ntpNow() {
         long ms = System.currentTimeMillis();

@@ -2,6 +2,7 @@ package dev.parley.sfu.transport;
 
 import dev.parley.media.dtls.DtlsCertificate;
 import dev.parley.media.dtls.DtlsEndpoint;
+import dev.parley.media.dtls.DtlsRecords;
 import dev.parley.media.dtls.DtlsSrtpKeys;
 import dev.parley.media.dtls.QueueDatagramTransport;
 import dev.parley.media.ice.IceCredentials;
@@ -115,6 +116,7 @@ public final class WebRtcTransport {
 
     /** DTLS record from the network (media thread). */
     public void onDtls(byte[] b, int off, int len) {
+        if (DtlsRecords.count(b, off, len) < 0) { metrics.drop("dtls_malformed"); return; }
         if (dtls != null && !dtls.transport().offer(b, off, len)) metrics.drop("dtls_queue");
     }
 

@@ -25,9 +25,11 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * A real S3 API (s3proxy with jclouds' in-memory "transient" backend) in a child JVM on a free 127.0.0.1
- * port, with fixed test credentials and one empty bucket. (The filesystem backend lists directory markers
- * such as {@code meeting-1/} as objects, which real S3 never does, so it is not used.)
+ * A real S3 API (s3proxy) in a child JVM on a free 127.0.0.1 port, with fixed test credentials and one empty
+ * bucket. Objects live in memory ({@link Backend#TRANSIENT}, default) or in files
+ * ({@link Backend#FILESYSTEM}, jclouds "filesystem-nio2", which survive {@link #stop()} / {@link #restart()} -
+ * handy to simulate an object-storage outage). jclouds' older "filesystem" provider is not used: it lists
+ * directory markers such as {@code meeting-1/} as objects, which real S3 never does.
  *
  * <p>Why a child JVM: s3proxy brings its own Jetty 11, Guava, Jackson and logback, which clash with the
  * Micronaut/Netty classpath of the modules under test. Its self-contained jar runs in isolation instead.
@@ -41,25 +43,47 @@ public final class S3Proxy implements AutoCloseable {
     public static final String DEFAULT_BUCKET = "parley-test";
     public static final String REGION = "us-east-1";
 
-    private final Process process;
+    /** Every s3proxy this JVM started: killed in a shutdown hook as a last resort. */
+    private static final java.util.Set<Process> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "s3proxy-reaper"));
+    }
+
+    private final Path jar;
     private final int port;
     private final String bucket;
     private final Path root;
+    private final Backend backend;
+    private Process process;
 
-    private S3Proxy(Process process, int port, String bucket, Path root) {
-        this.process = process;
+    private S3Proxy(Path jar, int port, String bucket, Path root, Backend backend) {
+        this.jar = jar;
         this.port = port;
         this.bucket = bucket;
         this.root = root;
+        this.backend = backend;
+    }
+
+    /** Where objects live. */
+    public enum Backend {
+        /** In the child JVM's memory: fastest, lost when s3proxy stops. */
+        TRANSIENT,
+        /** Files under a temp directory (jclouds "filesystem-nio2"): survive {@link #stop()}/{@link #restart()}. */
+        FILESYSTEM
     }
 
     public static S3Proxy start() {
         return start(DEFAULT_BUCKET);
     }
 
-    /** Starts s3proxy with an empty bucket named {@code bucket}; blocks until it answers HTTP. */
+    /** Starts s3proxy (in-memory backend) with an empty bucket named {@code bucket}; blocks until it answers. */
     public static S3Proxy start(String bucket) {
-        Path jar = jar();
+        return start(bucket, Backend.TRANSIENT);
+    }
+
+    /** Starts s3proxy with an empty bucket named {@code bucket}; blocks until it answers HTTP. */
+    public static S3Proxy start(String bucket, Backend backend) {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < 3; attempt++) {
             Path root;
@@ -68,11 +92,9 @@ public final class S3Proxy implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            int port = FreePorts.tcp();
-            Process p = launch(jar, root, port);
-            S3Proxy proxy = new S3Proxy(p, port, bucket, root);
+            S3Proxy proxy = new S3Proxy(jar(), FreePorts.tcp(), bucket, root, backend);
             try {
-                proxy.awaitReady(Duration.ofSeconds(60));
+                proxy.restart();
                 proxy.createBucket(bucket);
                 return proxy;
             } catch (IllegalStateException e) {
@@ -87,18 +109,62 @@ public final class S3Proxy implements AutoCloseable {
         throw last;
     }
 
-    private static Process launch(Path jar, Path root, int port) {
+    /**
+     * Starts the process again on the same port, e.g. after {@link #stop()} to end a simulated outage. With
+     * {@link Backend#FILESYSTEM} earlier objects are still there; with {@link Backend#TRANSIENT} the store
+     * starts empty (call {@link #createBucket(String)} again).
+     */
+    public synchronized void restart() {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException("s3proxy is already running");
+        }
+        process = launch();
+        awaitReady(Duration.ofSeconds(60));
+    }
+
+    /** Stops the process (SIGTERM): the port refuses connections until {@link #restart()}. */
+    public synchronized void stop() {
+        Process p = process;
+        if (p == null) {
+            return;
+        }
+        p.destroy();
+        try {
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                p.waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            p.destroyForcibly();
+        }
+        process = null;
+    }
+
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    private Process launch() {
         Properties props = new Properties();
         props.setProperty("s3proxy.endpoint", "http://127.0.0.1:" + port);
         props.setProperty("s3proxy.authorization", "aws-v2-or-v4");
         props.setProperty("s3proxy.identity", ACCESS_KEY);
         props.setProperty("s3proxy.credential", SECRET_KEY);
-        props.setProperty("jclouds.provider", "transient");
+        if (backend == Backend.FILESYSTEM) {
+            props.setProperty("jclouds.provider", "filesystem-nio2");
+            props.setProperty("jclouds.filesystem.basedir", root.resolve("data").toString());
+        } else {
+            props.setProperty("jclouds.provider", "transient");
+        }
         props.setProperty("jclouds.identity", "unused");
         props.setProperty("jclouds.credential", "unused");
         Path conf = root.resolve("s3proxy.conf");
-        try (var out = Files.newOutputStream(conf)) {
-            props.store(out, "parley test s3proxy");
+        try {
+            Files.createDirectories(root.resolve("data"));
+            try (var out = Files.newOutputStream(conf)) {
+                props.store(out, "parley test s3proxy");
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -106,11 +172,11 @@ public final class S3Proxy implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
                 "-jar", jar.toString(), "--properties", conf.toString()))
                 .redirectErrorStream(true)
-                .redirectOutput(root.resolve("s3proxy.log").toFile());
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve("s3proxy.log").toFile()));
         pb.environment().put("LOG_LEVEL", "warn");
         try {
             Process p = pb.start();
-            Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "s3proxy-reaper"));
+            LIVE.add(p);
             return p;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start s3proxy", e);
@@ -121,7 +187,7 @@ public final class S3Proxy implements AutoCloseable {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
+            if (process == null || !process.isAlive()) {
                 throw new IllegalStateException("s3proxy exited during start; log tail:\n" + logTail());
             }
             try {
@@ -169,7 +235,8 @@ public final class S3Proxy implements AutoCloseable {
                     .header("Authorization", "AWS " + ACCESS_KEY + ":" + signature)
                     .timeout(Duration.ofSeconds(10))
                     .PUT(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() != 200) {
+            // 409 BucketAlreadyOwnedByYou: the bucket survived a restart of a filesystem-backed proxy
+            if (r.statusCode() != 200 && r.statusCode() != 409) {
                 throw new IllegalStateException("s3proxy refused to create bucket " + name + ": HTTP "
                         + r.statusCode() + " " + r.body());
             }
@@ -210,16 +277,13 @@ public final class S3Proxy implements AutoCloseable {
         return REGION;
     }
 
+    /** Stops the process and deletes its files. */
     @Override
-    public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
+    public synchronized void close() {
+        Process p = process;
+        stop();
+        if (p != null) {
+            LIVE.remove(p);
         }
         Directories.deleteTree(root);
     }

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public class S3ProxyExtension implements BeforeAllCallback, AfterAllCallback {
 
     private final String bucket;
+    private final S3Proxy.Backend backend;
     private volatile S3Proxy proxy;
 
     public S3ProxyExtension() {
@@ -26,12 +27,18 @@ public class S3ProxyExtension implements BeforeAllCallback, AfterAllCallback {
     }
 
     public S3ProxyExtension(String bucket) {
+        this(bucket, S3Proxy.Backend.TRANSIENT);
+    }
+
+    /** With {@link S3Proxy.Backend#FILESYSTEM}, objects survive {@code proxy().stop()} / {@code proxy().restart()}. */
+    public S3ProxyExtension(String bucket, S3Proxy.Backend backend) {
         this.bucket = bucket;
+        this.backend = backend;
     }
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        proxy = S3Proxy.start(bucket);
+        proxy = S3Proxy.start(bucket, backend);
     }
 
     @Override

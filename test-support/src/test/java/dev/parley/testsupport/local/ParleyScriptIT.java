@@ -10,6 +10,7 @@ import dev.parley.testsupport.net.FreePorts;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -25,6 +26,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Runs the real {@code ./parley} script (up -d, status --json, down, up again) in a temporary state
@@ -46,6 +54,7 @@ class ParleyScriptIT {
         home = Files.createTempDirectory("parley-home-");
         env.put("PARLEY_HOME", home.toString());
         env.put("PARLEY_SKIP_BUILD", "1");
+        env.put("PARLEY_UP_WAIT", "30"); // if stale pod jars exist in this worktree they start too; do not wait long
         env.put("PARLEY_PG_PORT", String.valueOf(FreePorts.tcp()));
         env.put("PARLEY_ETCD_PORT", String.valueOf(FreePorts.tcp()));
         env.put("PARLEY_ETCD_PEER_PORT", String.valueOf(FreePorts.tcp()));
@@ -108,6 +117,20 @@ class ParleyScriptIT {
             assertThat(etcd.getKVClient().get(bytes("/parley/it")).get(10, TimeUnit.SECONDS).getKvs()).hasSize(1);
         }
 
+        // s3 (recordings): the bucket exists and takes objects with the generated credentials
+        try (S3Client s3 = S3Client.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + env.get("PARLEY_S3_PORT")))
+                .forcePathStyle(true).region(Region.US_EAST_1)
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
+                        secret("s3-access-key"), secret("s3-secret-key"))))
+                .build()) {
+            s3.putObject(b -> b.bucket("parley-recordings").key("it/probe.txt"), RequestBody.fromString("probe"));
+            assertThat(s3.listObjectsV2(b -> b.bucket("parley-recordings")).contents())
+                    .extracting(o -> o.key()).containsExactly("it/probe.txt");
+        }
+
         Result down = run("down");
         assertThat(down.exitCode).as(down.output).isZero();
         assertThat(down.output).contains("postgres   stopped").contains("etcd       stopped");
@@ -139,6 +162,10 @@ class ParleyScriptIT {
                 assertThat(output).as("output must not contain " + f).doesNotContain(value);
             }
         }
+    }
+
+    private String secret(String name) throws IOException {
+        return Files.readString(home.resolve("secrets").resolve(name)).trim();
     }
 
     private static ByteSequence bytes(String s) {

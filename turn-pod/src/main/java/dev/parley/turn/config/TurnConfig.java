@@ -91,7 +91,7 @@ public record TurnConfig(
                 intEnv(env, "PARLEY_TURN_EVENT_LOOPS", Runtime.getRuntime().availableProcessors()),
                 Duration.ofSeconds(intEnv(env, "PARLEY_TURN_DRAIN_GRACE_SECONDS", 3600)),
                 Duration.ofSeconds(intEnv(env, "PARLEY_TURN_NONCE_TTL_SECONDS", 600)),
-                intEnv(env, "PARLEY_TURN_UNAUTH_PER_SECOND", 500));
+                intEnv(env, "PARLEY_TURN_UNAUTH_PER_SECOND", 1000));
     }
 
     public boolean tlsEnabled() {

@@ -13,6 +13,9 @@ public interface ClientLink {
 
     void flush();
 
+    /** Flushes at the end of the current I/O batch of this link's event loop (call on that loop). */
+    void flushLater();
+
     default void writeAndFlush(ByteBuf buf) {
         write(buf);
         flush();

@@ -5,12 +5,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.DatagramPacket;
 
-/** The relay socket of one allocation: datagrams from peers, relayed to the client, flushed once per read burst. */
+/** The relay socket of one allocation: datagrams from peers, relayed to the client, flushed once per I/O batch. */
 final class RelayHandler extends ChannelInboundHandlerAdapter {
     private final Allocation allocation;
     private final RelayPath relayPath;
     private final RelayPath.Scratch scratch = new RelayPath.Scratch();
-    private boolean wrote;
 
     RelayHandler(Allocation allocation, RelayPath relayPath) {
         this.allocation = allocation;
@@ -21,19 +20,11 @@ final class RelayHandler extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         DatagramPacket p = (DatagramPacket) msg;
         try {
-            if (!allocation.closed()) {
-                wrote |= relayPath.peerPacket(allocation, p, scratch);
+            if (!allocation.closed() && relayPath.peerPacket(allocation, p, scratch)) {
+                allocation.client().flushLater();
             }
         } finally {
             p.release();
-        }
-    }
-
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (wrote) {
-            wrote = false;
-            allocation.client().flush();
         }
     }
 

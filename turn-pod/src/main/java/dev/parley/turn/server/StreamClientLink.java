@@ -35,6 +35,11 @@ final class StreamClientLink implements ClientLink {
     }
 
     @Override
+    public void flushLater() {
+        FlushBatcher.current().flushLater(connection);
+    }
+
+    @Override
     public EventLoop eventLoop() {
         return connection.eventLoop();
     }

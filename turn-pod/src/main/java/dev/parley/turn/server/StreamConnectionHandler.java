@@ -18,7 +18,6 @@ final class StreamConnectionHandler extends ChannelInboundHandlerAdapter {
     private final TurnMetrics metrics;
     private final TurnRequestHandler.Context ctxState = new TurnRequestHandler.Context();
     private StreamClientLink link;
-    private Channel dirtyRelay;
 
     StreamConnectionHandler(TurnRequestHandler requests, RelayPath relayPath, AllocationTable table, TurnMetrics metrics) {
         this.requests = requests;
@@ -45,12 +44,12 @@ final class StreamConnectionHandler extends ChannelInboundHandlerAdapter {
                 }
                 Channel relay = relayPath.clientChannelData(a, frame);
                 if (relay != null) {
-                    dirtyRelay = relay;
+                    FlushBatcher.current().flushLater(relay);
                 }
             } else if (Stun.isStun(frame)) {
                 Channel relay = requests.handle(link, frame, ctxState);
                 if (relay != null) {
-                    dirtyRelay = relay;
+                    FlushBatcher.current().flushLater(relay);
                 }
             } else {
                 metrics.malformedPackets.increment();
@@ -62,10 +61,6 @@ final class StreamConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        if (dirtyRelay != null) {
-            dirtyRelay.flush();
-            dirtyRelay = null;
-        }
         ctx.flush();
     }
 

@@ -29,6 +29,11 @@ final class UdpClientLink implements ClientLink {
     }
 
     @Override
+    public void flushLater() {
+        FlushBatcher.current().flushLater(listener);
+    }
+
+    @Override
     public EventLoop eventLoop() {
         return listener.eventLoop();
     }

@@ -14,15 +14,14 @@ import java.net.InetSocketAddress;
 
 /**
  * One UDP listener socket (one of several bound with SO_REUSEPORT, each on its own event loop). ChannelData goes
- * straight to the relay; STUN goes to the request handler. Relay writes are flushed once per read burst.
+ * straight to the relay; STUN goes to the request handler. Relay writes are flushed once per I/O batch
+ * ({@link FlushBatcher}).
  */
 final class UdpListenerHandler extends ChannelInboundHandlerAdapter {
     private final TurnRequestHandler requests;
     private final RelayPath relayPath;
     private final TurnMetrics metrics;
     private final TurnRequestHandler.Context ctxState = new TurnRequestHandler.Context();
-    private final Channel[] dirty = new Channel[64];
-    private int dirtyCount;
 
     UdpListenerHandler(TurnRequestHandler requests, RelayPath relayPath, TurnMetrics metrics) {
         this.requests = requests;
@@ -48,10 +47,7 @@ final class UdpListenerHandler extends ChannelInboundHandlerAdapter {
                     c.retain();
                     a.loop().execute(() -> {
                         try {
-                            Channel relay = relayPath.clientChannelData(a, c);
-                            if (relay != null) {
-                                relay.flush();
-                            }
+                            markDirty(relayPath.clientChannelData(a, c));
                         } finally {
                             c.release();
                         }
@@ -69,30 +65,15 @@ final class UdpListenerHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void markDirty(Channel relay) {
-        if (relay == null) {
-            return;
+    private static void markDirty(Channel relay) {
+        if (relay != null) {
+            FlushBatcher.current().flushLater(relay);
         }
-        for (int i = 0; i < dirtyCount; i++) {
-            if (dirty[i] == relay) {
-                return;
-            }
-        }
-        if (dirtyCount == dirty.length) {
-            relay.flush();
-            return;
-        }
-        dirty[dirtyCount++] = relay;
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        for (int i = 0; i < dirtyCount; i++) {
-            dirty[i].flush();
-            dirty[i] = null;
-        }
-        dirtyCount = 0;
-        ctx.flush();
+        ctx.flush(); // responses to requests; relayed packets are flushed by the FlushBatcher
     }
 
     @Override

@@ -1,0 +1,246 @@
+package dev.parley.bench.controller;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import dev.parley.platform.ticket.TicketKeys;
+import dev.parley.testsupport.etcd.EtcdCluster;
+import dev.parley.testsupport.postgres.PostgresExtension;
+import io.etcd.jetcd.Client;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Control-plane load on ONE controller process (the real fat jar, its own JVM) with PostgreSQL (embedded
+ * binaries) and etcd on this machine, everything on loopback. Each worker loops: create a meeting with a
+ * waiting room, the host joins, then {@code attendees} participants each join, get admitted and request a
+ * transport (one "join" = join + admit + transport). Then one audio revocation per meeting. Reports
+ * joins/s, per-operation latency p50/p99 and the controller's own authorization_enforcement_lag.
+ *
+ * <p>Usage: {@code java -cp bench.jar dev.parley.bench.controller.ControllerLoadBenchmark
+ * [controllerJar] [seconds] [workers] [attendees]}
+ */
+public final class ControllerLoadBenchmark {
+    static final String JWT_SECRET = "bench-hmac-secret-0123456789abcdef0123456789";
+    static final String INTERNAL_SECRET = "bench-internal-secret-0123456789";
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private ControllerLoadBenchmark() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path jar = Path.of(args.length > 0 ? args[0] : "controller-pod/target/controller-pod.jar");
+        int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
+        int workers = args.length > 2 ? Integer.parseInt(args[2]) : 32;
+        int attendees = args.length > 3 ? Integer.parseInt(args[3]) : 5;
+        if (!Files.exists(jar)) {
+            throw new IllegalArgumentException("controller jar not found: " + jar + " (build controller-pod first)");
+        }
+        String region = "bench";
+        try (EtcdCluster etcd = EtcdCluster.start(1); Client etcdClient = Client.builder().endpoints(etcd.endpoints().get(0)).build();
+             BenchSfuStub sfu = new BenchSfuStub("sfu-bench-0", region, etcdClient, INTERNAL_SECRET)) {
+            System.out.println("stub SFU registered: " + sfu.url());
+            String db = "bench_" + ProcessHandle.current().pid();
+            try (Connection c = PostgresExtension.server().getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+                s.execute("CREATE DATABASE " + db);
+            }
+            int port;
+            try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                port = s.getLocalPort();
+            }
+            ProcessBuilder pb = new ProcessBuilder("java", "-Xmx1g", "-jar", jar.toString());
+            Map<String, String> env = pb.environment();
+            env.put("PARLEY_POD_NAME", "controller-bench");
+            env.put("PARLEY_REGION", region);
+            env.put("PARLEY_BIND_ADDRESS", "127.0.0.1");
+            env.put("PARLEY_HTTP_PORT", String.valueOf(port));
+            env.put("PARLEY_ETCD_ENDPOINTS", etcd.endpoints().get(0));
+            env.put("PARLEY_INTERNAL_SECRET", INTERNAL_SECRET);
+            env.put("PARLEY_DB_URL", PostgresExtension.jdbcUrl(db));
+            env.put("PARLEY_DB_USER", PostgresExtension.user());
+            env.put("PARLEY_DB_PASSWORD", PostgresExtension.password());
+            env.put("PARLEY_JWT_HMAC_SECRET", JWT_SECRET);
+            env.put("PARLEY_TICKET_PRIVATE_JWK", TicketKeys.generate().toJSONString());
+            env.put("PARLEY_TENANT_MAX_CONCURRENT_PARTICIPANTS", "100000000");
+            pb.redirectErrorStream(true);
+            Path log = Files.createTempFile("controller-bench", ".log");
+            pb.redirectOutput(log.toFile());
+            Process controller = pb.start();
+            try {
+                String base = "http://127.0.0.1:" + port;
+                waitReady(base);
+                System.out.println("controller up (log " + log + "); warm-up 5 s, then " + seconds + " s with "
+                        + workers + " workers, " + attendees + " attendees per meeting");
+                run(base, 5, workers, attendees, false);
+                run(base, seconds, workers, attendees, true);
+                System.out.println(enforcementLag(base));
+            } finally {
+                controller.destroy();
+                controller.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+        System.exit(0);
+    }
+
+    static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    static void waitReady(String base) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (HTTP.send(HttpRequest.newBuilder(URI.create(base + "/health")).build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (Exception notYet) {
+                // starting
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException("controller did not become healthy");
+    }
+
+    static String token(UUID tenant, UUID principal) throws Exception {
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), new JWTClaimsSet.Builder()
+                .subject(principal.toString()).claim("tid", tenant.toString())
+                .expirationTime(new Date(System.currentTimeMillis() + 3600_000)).build());
+        jwt.sign(new MACSigner(JWT_SECRET.getBytes(StandardCharsets.UTF_8)));
+        return jwt.serialize();
+    }
+
+    record Stats(Histogram create, Histogram join, Histogram admit, Histogram transport, Histogram revoke,
+                 AtomicLong joins, AtomicLong errors) {
+        static Stats fresh() {
+            return new Stats(h(), h(), h(), h(), h(), new AtomicLong(), new AtomicLong());
+        }
+
+        static Histogram h() {
+            return new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(60), 3);
+        }
+    }
+
+    static JsonNode post(String base, String path, String token, String body, Histogram h, Stats st, int expect)
+            throws Exception {
+        long t0 = System.nanoTime();
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + path))
+                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+                .header("Idempotency-Key", UUID.randomUUID().toString())
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        h.recordValue(Math.max(1, (System.nanoTime() - t0) / 1000));
+        if (r.statusCode() != expect) {
+            st.errors().incrementAndGet();
+            throw new IllegalStateException(path + " -> " + r.statusCode() + " " + r.body());
+        }
+        return JSON.readTree(r.body());
+    }
+
+    static void run(String base, int seconds, int workers, int attendees, boolean report) throws Exception {
+        Stats st = Stats.fresh();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        ExecutorService pool = Executors.newFixedThreadPool(workers);
+        List<Future<?>> fs = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int w = 0; w < workers; w++) {
+            fs.add(pool.submit(() -> {
+                while (System.nanoTime() < end) {
+                    try {
+                        meeting(base, attendees, st);
+                    } catch (Exception e) {
+                        if (st.errors().get() < 5) {
+                            System.err.println("error: " + e.getMessage());
+                        }
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) {
+            f.get();
+        }
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        pool.shutdown();
+        if (!report) {
+            return;
+        }
+        System.out.printf("joins (join+admit+transport): %d in %.1f s = %.0f joins/s; errors %d%n",
+                st.joins().get(), elapsed, st.joins().get() / elapsed, st.errors().get());
+        print("create_meeting", st.create());
+        print("join", st.join());
+        print("admit (command)", st.admit());
+        print("transport", st.transport());
+        print("revoke_audio (command)", st.revoke());
+    }
+
+    static void print(String name, Histogram h) {
+        System.out.printf("  %-24s n=%-7d p50=%6.1f ms  p99=%6.1f ms  max=%6.1f ms%n", name, h.getTotalCount(),
+                h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0);
+    }
+
+    static void meeting(String base, int attendees, Stats st) throws Exception {
+        UUID tenant = UUID.randomUUID();
+        String host = token(tenant, UUID.randomUUID());
+        JsonNode m = post(base, "/v1/meetings", host,
+                "{\"title\":\"bench\",\"waiting_room_enabled\":true,\"encryption_mode\":\"transport\"}", st.create(), st, 201);
+        String mid = m.get("meeting_id").asText();
+        post(base, "/v1/meetings/" + mid + "/participants", host,
+                "{\"client_instance_id\":\"" + UUID.randomUUID() + "\",\"display_name\":\"host\"}", st.join(), st, 201);
+        String lastPid = null;
+        long lastVersion = 0;
+        for (int i = 0; i < attendees; i++) {
+            String tok = token(tenant, UUID.randomUUID());
+            JsonNode j = post(base, "/v1/meetings/" + mid + "/participants", tok,
+                    "{\"client_instance_id\":\"" + UUID.randomUUID() + "\",\"display_name\":\"a\"}", st.join(), st, 201);
+            String pid = j.get("participant_id").asText();
+            JsonNode a = post(base, "/v1/meetings/" + mid + "/commands", host,
+                    "{\"type\":\"admit\",\"participant_id\":\"" + pid + "\"}", st.admit(), st, 201);
+            post(base, "/v1/meetings/" + mid + "/participants/" + pid + "/transports", tok,
+                    "{\"expected_transport_generation\":0,\"device_key_id\":\"dk\"}", st.transport(), st, 200);
+            st.joins().incrementAndGet();
+            lastPid = pid;
+            lastVersion = a.get("participant_version").asLong();
+        }
+        post(base, "/v1/meetings/" + mid + "/commands", host, "{\"type\":\"revoke_audio_publish\",\"participant_id\":\""
+                + lastPid + "\",\"expected_participant_version\":" + lastVersion + "}", st.revoke(), st, 201);
+    }
+
+    /** The controller's own committed → applied measurement (Micrometer summary, seconds). */
+    static String enforcementLag(String base) throws Exception {
+        String prom = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/prometheus")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        StringBuilder sb = new StringBuilder("revocation committed -> applied (authorization_enforcement_lag):");
+        for (String line : prom.split("\n")) {
+            if (line.startsWith("authorization_enforcement_lag_seconds{") || line.startsWith("authorization_enforcement_lag_seconds_count")
+                    || line.startsWith("authorization_enforcement_lag_seconds_max")) {
+                sb.append("\n  ").append(line);
+            }
+        }
+        return sb.toString();
+    }
+}

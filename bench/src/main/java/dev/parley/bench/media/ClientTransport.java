@@ -1,0 +1,130 @@
+package dev.parley.bench.media;
+
+import dev.parley.media.dtls.DtlsCertificate;
+import dev.parley.media.dtls.DtlsEndpoint;
+import dev.parley.media.dtls.DtlsSrtpKeys;
+import dev.parley.media.dtls.QueueDatagramTransport;
+import dev.parley.media.ice.IceCredentials;
+import dev.parley.media.ice.Stun;
+import dev.parley.media.sdp.MediaSection;
+import dev.parley.media.sdp.SessionDescription;
+import dev.parley.media.srtp.SrtpContext;
+import dev.parley.media.srtp.SrtpProfile;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.List;
+
+/**
+ * The browser side of one peer connection, built on media-core's client roles: ICE controlling agent (Binding
+ * requests with USE-CANDIDATE toward the SFU's ICE-lite candidate), DTLS client, SRTP. One UDP socket on
+ * loopback, read by its own virtual thread.
+ */
+final class ClientTransport implements AutoCloseable {
+    interface MediaSink { void onSrtp(ClientTransport t, byte[] b, int len, long now); }
+
+    static final DtlsCertificate CERT = DtlsCertificate.generate();
+    private static final SecureRandom RANDOM = new SecureRandom();
+    final IceCredentials local = IceCredentials.random();
+    private final DatagramChannel ch;
+    private final MediaSink sink;
+    private volatile boolean iceDone, closed;
+    private QueueDatagramTransport dtlsQueue;
+    private String remoteUfrag;
+    private byte[] remotePwd;
+    SrtpContext tx, rx;
+
+    ClientTransport(MediaSink sink) throws IOException {
+        this.sink = sink;
+        ch = DatagramChannel.open();
+        ch.bind(new InetSocketAddress("127.0.0.1", 0));
+        ch.setOption(java.net.StandardSocketOptions.SO_RCVBUF, 1 << 20);
+    }
+
+    /** SDP lines common to each m= section of an offer. */
+    String transportLines() {
+        return "a=ice-ufrag:" + local.ufrag() + "\r\na=ice-pwd:" + local.pwd() + "\r\na=fingerprint:sha-256 " + CERT.fingerprint()
+                + "\r\na=setup:actpass\r\na=rtcp-mux\r\n";
+    }
+
+    /** Applies the SFU's answer: ICE checks until answered, then the DTLS handshake (blocking). */
+    void connect(String answerSdp) throws IOException {
+        SessionDescription a = SessionDescription.parse(answerSdp);
+        MediaSection m = a.media().get(0);
+        remoteUfrag = a.attribute(m, "ice-ufrag");
+        remotePwd = a.attribute(m, "ice-pwd").getBytes(StandardCharsets.UTF_8);
+        String fp = a.attribute(m, "fingerprint").substring(8);
+        int port = -1;
+        for (String c : m.attributes("candidate")) {
+            String[] f = c.split(" ");
+            if (f[2].equals("udp")) port = Integer.parseInt(f[5]);
+        }
+        ch.connect(new InetSocketAddress("127.0.0.1", port));
+        dtlsQueue = new QueueDatagramTransport((b, o, l) -> send(b, o, l));
+        Thread.ofVirtual().start(this::receiveLoop);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!iceDone) {
+            if (System.nanoTime() > deadline) throw new IOException("ICE did not complete");
+            check();
+            try { Thread.sleep(50); } catch (InterruptedException e) { Thread.currentThread().interrupt(); return; }
+        }
+        DtlsEndpoint dtls = new DtlsEndpoint(false, CERT, fp, List.of(SrtpProfile.AES128_CM_HMAC_SHA1_80), dtlsQueue);
+        DtlsSrtpKeys keys = dtls.handshake();
+        tx = keys.outbound();
+        rx = keys.inbound();
+        Thread.ofVirtual().start(dtls::drain);
+    }
+
+    /** Connectivity check / consent refresh (RFC 7675). */
+    void check() {
+        byte[] tid = new byte[12];
+        RANDOM.nextBytes(tid);
+        byte[] b = new byte[256];
+        int n = Stun.writeBindingRequest(b, 0, tid, remoteUfrag + ":" + local.ufrag(), 1_845_501_695L, true,
+                RANDOM.nextLong(), true, remotePwd);
+        send(b, 0, n);
+    }
+
+    void send(byte[] b, int off, int len) {
+        try {
+            ch.write(ByteBuffer.wrap(b, off, len));
+        } catch (IOException e) {
+            if (!closed) throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private void receiveLoop() {
+        ByteBuffer buf = ByteBuffer.allocate(2048);
+        byte[] b = buf.array();
+        try {
+            while (!closed) {
+                buf.clear();
+                ch.receive(buf);
+                int len = buf.position();
+                long now = System.nanoTime();
+                int first = b[0] & 0xFF;
+                if (first < 4) {
+                    Stun.Message m = Stun.parse(b, 0, len);
+                    if (m != null && m.type == Stun.BINDING_SUCCESS && Stun.verify(b, 0, m, remotePwd)) iceDone = true;
+                } else if (first >= 20 && first < 64) {
+                    dtlsQueue.offer(b, 0, len);
+                } else if (first >= 128 && first < 192 && rx != null) {
+                    sink.onSrtp(this, b, len, now);
+                }
+            }
+        } catch (IOException e) {
+            // closed
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try { ch.close(); } catch (IOException ignored) { /* closing */ }
+        if (dtlsQueue != null) dtlsQueue.close();
+    }
+}

@@ -1,0 +1,132 @@
+package dev.parley.bench.media;
+
+import dev.parley.media.rtcp.Rtcp;
+import dev.parley.media.rtp.RtpPacket;
+
+import java.security.SecureRandom;
+
+/**
+ * A publishing participant's packet pattern, close to Chrome's: Opus 20 ms frames (~100 B) and VP8 with three
+ * simulcast layers (q: 15 fps × 1 packet, h: 30 fps × 2, f: 30 fps × 4 of ~1000 B; keyframes on PLI and every
+ * 5 s). Each packet's payload ends with its send time (System.nanoTime, same clock for every process here).
+ */
+final class Publisher implements ClientTransport.MediaSink {
+    static final int MID_EXT = 4, RID_EXT = 10;
+    private static final SecureRandom RANDOM = new SecureRandom();
+    final String pid;
+    ClientTransport transport;
+    private final int audioSsrc = RANDOM.nextInt() | 1;
+    private final int[] videoSsrc = {RANDOM.nextInt() | 1, RANDOM.nextInt() | 1, RANDOM.nextInt() | 1};
+    private final int[] seq = new int[4];
+    private final int[] pictureId = new int[3];
+    private final boolean[] keyframeWanted = {true, true, true};
+    private final byte[] buf = new byte[1600];
+    private long frames;
+    private static final String[] RIDS = {"q", "h", "f"};
+    private static final int[] WIDTH = {320, 640, 1280}, HEIGHT = {180, 360, 720};
+    private static final int[] PACKETS = {1, 2, 4}, SIZE = {400, 700, 1000};
+    long sent;
+
+    Publisher(String pid) { this.pid = pid; }
+
+    String offer(ClientTransport t) {
+        String tl = t.transportLines();
+        return "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0 1\r\n"
+                + "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\n" + tl + "a=mid:0\r\n"
+                + "a=extmap:" + MID_EXT + " urn:ietf:params:rtp-hdrext:sdes:mid\r\na=sendonly\r\n"
+                + "a=rtpmap:111 opus/48000/2\r\na=fmtp:111 minptime=10;useinbandfec=1\r\na=ssrc:" + (audioSsrc & 0xFFFFFFFFL) + " cname:bench\r\n"
+                + "m=video 9 UDP/TLS/RTP/SAVPF 96\r\nc=IN IP4 0.0.0.0\r\n" + tl + "a=mid:1\r\n"
+                + "a=extmap:" + MID_EXT + " urn:ietf:params:rtp-hdrext:sdes:mid\r\n"
+                + "a=extmap:" + RID_EXT + " urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id\r\na=sendonly\r\n"
+                + "a=rtpmap:96 VP8/90000\r\na=rtcp-fb:96 nack\r\na=rtcp-fb:96 nack pli\r\na=rtcp-fb:96 goog-remb\r\n"
+                + "a=rid:q send\r\na=rid:h send\r\na=rid:f send\r\na=simulcast:send q;h;f\r\n";
+    }
+
+    /** Called every 10 ms by the load driver; tick counts 10 ms steps. */
+    void tick(long tick) {
+        if (tick % 2 == 0) sendAudio();
+        if (tick % 3 == 0) {                      // ~30 fps
+            frames++;
+            if (frames % 150 == 0) { keyframeWanted[0] = keyframeWanted[1] = keyframeWanted[2] = true; }
+            for (int l = 0; l < 3; l++) if (l > 0 || frames % 2 == 0) sendFrame(l);
+        }
+    }
+
+    private int header(int ssrc, int stream, int pt, long ts, boolean marker, String rid) {
+        byte[] b = buf;
+        b[0] = (byte) 0x90;
+        b[1] = (byte) ((marker ? 0x80 : 0) | pt);
+        RtpPacket.setSequence(b, 0, seq[stream]++ & 0xFFFF);
+        RtpPacket.setTimestamp(b, 0, ts);
+        RtpPacket.setSsrc(b, 0, ssrc);
+        int p = 12;
+        b[p] = (byte) 0xBE; b[p + 1] = (byte) 0xDE;
+        int words = rid == null ? 1 : 2;
+        RtpPacket.writeUint16(b, p + 2, words);
+        p += 4;
+        int start = p;
+        b[p++] = (byte) ((MID_EXT << 4)); b[p++] = (byte) (rid == null ? '0' : '1');
+        if (rid != null) { b[p++] = (byte) (RID_EXT << 4); b[p++] = (byte) rid.charAt(0); }
+        while (p - start < words * 4) b[p++] = 0;
+        return p;
+    }
+
+    private void sendAudio() {
+        long now = System.nanoTime();
+        int p = header(audioSsrc, 3, 111, now / 20_833, false, null);   // 48 kHz clock
+        for (int i = 0; i < 92; i++) buf[p + i] = (byte) i;
+        p += 92;
+        p = stamp(p, now);
+        send(p);
+    }
+
+    private void sendFrame(int layer) {
+        long now = System.nanoTime();
+        boolean key = keyframeWanted[layer];
+        keyframeWanted[layer] = false;
+        int packets = key ? PACKETS[layer] * 3 : PACKETS[layer];
+        int pid = pictureId[layer]++ & 0x7FFF;
+        for (int i = 0; i < packets; i++) {
+            int p = header(videoSsrc[layer], layer, 96, now / 11_111, i == packets - 1, RIDS[layer]);
+            buf[p++] = (byte) (i == 0 ? 0x90 : 0x80);      // X, S on the first packet, partition 0
+            buf[p++] = (byte) 0x80;                        // I: picture id present
+            buf[p++] = (byte) (0x80 | (pid >>> 8));
+            buf[p++] = (byte) pid;
+            int body = SIZE[layer];
+            if (i == 0) {
+                buf[p] = (byte) (key ? 0x10 : 0x11);          // frame tag: P=0 keyframe
+                buf[p + 1] = 0; buf[p + 2] = 0;
+                buf[p + 3] = (byte) 0x9d; buf[p + 4] = 0x01; buf[p + 5] = 0x2a;
+                buf[p + 6] = (byte) WIDTH[layer]; buf[p + 7] = (byte) (WIDTH[layer] >>> 8);
+                buf[p + 8] = (byte) HEIGHT[layer]; buf[p + 9] = (byte) (HEIGHT[layer] >>> 8);
+            }
+            p += body;
+            p = stamp(p, now);
+            send(p);
+        }
+    }
+
+    private int stamp(int p, long now) {
+        for (int i = 7; i >= 0; i--) buf[p + 7 - i] = (byte) (now >>> (8 * i));
+        return p + 8;
+    }
+
+    private void send(int len) {
+        ClientTransport t = transport;
+        int n = t.tx.protectRtp(buf, 0, len);
+        if (n > 0) { t.send(buf, 0, n); sent++; }
+    }
+
+    @Override
+    public void onSrtp(ClientTransport t, byte[] b, int len, long now) {
+        if (!RtpPacket.isRtcp(b, 0, len)) return;
+        int n = t.rx.unprotectRtcp(b, 0, len);
+        if (n < 0) return;
+        for (int o = 0; o >= 0; o = Rtcp.next(b, o, n)) {
+            if (Rtcp.type(b, o) == Rtcp.PSFB && Rtcp.count(b, o) == Rtcp.FMT_PLI) {
+                int media = Rtcp.mediaSsrc(b, o);
+                for (int l = 0; l < 3; l++) if (videoSsrc[l] == media) keyframeWanted[l] = true;
+            }
+        }
+    }
+}

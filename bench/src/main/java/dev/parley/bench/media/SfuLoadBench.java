@@ -1,0 +1,174 @@
+package dev.parley.bench.media;
+
+import com.nimbusds.jose.jwk.ECKey;
+import dev.parley.platform.ticket.TicketKeys;
+import dev.parley.platform.ticket.TicketSigner;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Loopback load test of sfu-pod.jar with real ICE-lite, DTLS-SRTP and RTP (see bench/README-sfu.md).
+ *
+ * <pre>
+ * java -cp bench/target/bench.jar dev.parley.bench.media.SfuLoadBench one-to-many 100 20
+ * java -cp ... SfuLoadBench meetings 20 20      (20 meetings of 4 people, 20 s)
+ * </pre>
+ * Reports forwarded packets/s, the SFU process's CPU (cores used, from /proc/pid/stat), packets/s per core,
+ * client-observed latency p50/p99 (an upper bound of the SFU-added latency: it includes both clients' socket
+ * paths) and loss.
+ */
+public final class SfuLoadBench {
+    private SfuLoadBench() {}
+
+    public static void main(String[] args) throws Exception {
+        String mode = args.length > 0 ? args[0] : "one-to-many";
+        int n = args.length > 1 ? Integer.parseInt(args[1]) : 50;
+        int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 15;
+        Path jar = Path.of(System.getProperty("sfu.jar", "sfu-pod/target/sfu-pod.jar"));
+        String secret = "bench-" + UUID.randomUUID();
+        ECKey key = TicketKeys.generate();
+        TicketSigner signer = new TicketSigner(key);
+        String pod = "sfu-bench";
+        Recorder latency = new Recorder(3);
+        List<Publisher> pubs = new ArrayList<>();
+        List<Subscriber> subs = new ArrayList<>();
+        Map<String, List<String>> meetings = new LinkedHashMap<>();
+        try (SfuProcess sfu = new SfuProcess(jar, secret, key.toPublicJWK().toJSONString(), pod)) {
+            ControlClient ctl = new ControlClient(sfu.internalPort, secret, signer, pod);
+            long wait = System.nanoTime() + 30_000_000_000L;
+            while (!ctl.ready()) {
+                if (System.nanoTime() > wait) throw new IllegalStateException("SFU did not start: see target/sfu-bench-sfu.log");
+                Thread.sleep(200);
+            }
+            ExecutorService setup = Executors.newFixedThreadPool(4);
+            if (mode.equals("one-to-many")) {
+                meetings.put("m0", new ArrayList<>());
+                join(ctl, "m0", new Publisher("pub"), null, pubs, subs, meetings);
+                List<Future<?>> fs = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    Subscriber s = new Subscriber("s" + i, 1, latency);
+                    fs.add(setup.submit(() -> { join(ctl, "m0", null, s, pubs, subs, meetings); return null; }));
+                }
+                for (Future<?> f : fs) f.get();
+            } else {
+                List<Future<?>> fs = new ArrayList<>();
+                for (int m = 0; m < n; m++) {
+                    String mid = "m" + m;
+                    meetings.put(mid, new ArrayList<>());
+                    for (int p = 0; p < 4; p++) join(ctl, mid, new Publisher(mid + "p" + p), null, pubs, subs, meetings);
+                    for (int p = 0; p < 4; p++) {
+                        Subscriber s = new Subscriber(mid + "p" + p, 3, latency);
+                        fs.add(setup.submit(() -> { join(ctl, mid, null, s, pubs, subs, meetings); return null; }));
+                    }
+                }
+                for (Future<?> f : fs) f.get();
+            }
+            setup.shutdown();
+            // grants: renew every second (ttl 3 s), as the controller does
+            Thread renewer = Thread.ofPlatform().daemon().start(() -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    try {
+                        for (Map.Entry<String, List<String>> e : meetings.entrySet()) ctl.renew(e.getKey(), List.copyOf(e.getValue()));
+                        Thread.sleep(1000);
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (IOException e) {
+                        System.err.println("grant renewal failed: " + e.getMessage());
+                    }
+                }
+            });
+            // media: every publisher on one 10 ms clock; consent checks every 5 s
+            Thread sender = Thread.ofPlatform().daemon().start(() -> {
+                long tick = 0, next = System.nanoTime();
+                while (!Thread.currentThread().isInterrupted()) {
+                    for (Publisher p : pubs) p.tick(tick);
+                    if (tick % 500 == 0) {
+                        for (Publisher p : pubs) p.transport.check();
+                        for (Subscriber s : subs) s.transport.check();
+                    }
+                    tick++;
+                    next += 10_000_000L;
+                    long sleep = next - System.nanoTime();
+                    if (sleep > 0) java.util.concurrent.locks.LockSupport.parkNanos(sleep);
+                }
+            });
+            Thread.sleep(3000);                               // warm-up: keyframes, layer selection, JIT
+            latency.getIntervalHistogram();
+            long[] lossBefore = totals(subs);
+            double cpu0 = sfu.cpuSeconds();
+            long fwd0 = forwarded(ctl.metrics());
+            long t0 = System.nanoTime();
+            Thread.sleep(seconds * 1000L);
+            double cpu1 = sfu.cpuSeconds();
+            long fwd1 = forwarded(ctl.metrics());
+            long t1 = System.nanoTime();
+            long[] lossAfter = totals(subs);
+            Histogram h = latency.getIntervalHistogram();
+            sender.interrupt();
+            renewer.interrupt();
+            double secs = (t1 - t0) / 1e9;
+            double pps = (fwd1 - fwd0) / secs;
+            double cores = (cpu1 - cpu0) / secs;
+            long expected = lossAfter[0] - lossBefore[0], got = lossAfter[1] - lossBefore[1];
+            double lossPct = expected <= 0 ? 0 : Math.max(0, 100.0 * (expected - got) / expected);
+            String line = String.format("%s %s n=%d: forwarded %.0f pkt/s, SFU CPU %.2f cores, %.0f pkt/s per core, "
+                            + "latency p50 %.2f ms p99 %.2f ms max %.2f ms (%d samples), loss %.3f%%, transports %d",
+                    Instant.now(), mode, n, pps, cores, cores > 0 ? pps / cores : 0, h.getValueAtPercentile(50) / 1000.0,
+                    h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0, h.getTotalCount(), lossPct,
+                    pubs.size() + subs.size());
+            System.out.println(line);
+            Files.createDirectories(Path.of("target"));
+            Files.writeString(Path.of("target", "sfu-bench-results.txt"), line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } finally {
+            for (Publisher p : pubs) if (p.transport != null) p.transport.close();
+            for (Subscriber s : subs) if (s.transport != null) s.transport.close();
+        }
+        System.exit(0);
+    }
+
+    private static void join(ControlClient ctl, String meeting, Publisher pub, Subscriber sub, List<Publisher> pubs,
+                             List<Subscriber> subs, Map<String, List<String>> meetings) throws Exception {
+        if (pub != null) {
+            ClientTransport t = new ClientTransport(pub);
+            pub.transport = t;
+            t.connect(ctl.createTransport(meeting, pub.pid, "publish", pub.offer(t)));
+            synchronized (pubs) { pubs.add(pub); meetings.get(meeting).add(pub.pid); }
+        }
+        if (sub != null) {
+            ClientTransport t = new ClientTransport(sub);
+            sub.transport = t;
+            t.connect(ctl.createTransport(meeting, sub.pid, "subscribe", sub.offer(t)));
+            synchronized (subs) {
+                subs.add(sub);
+                if (!meetings.get(meeting).contains(sub.pid)) meetings.get(meeting).add(sub.pid);
+            }
+        }
+    }
+
+    private static long[] totals(List<Subscriber> subs) {
+        long e = 0, g = 0;
+        for (Subscriber s : subs) { long[] t = s.totals(); e += t[0]; g += t[1]; }
+        return new long[]{e, g};
+    }
+
+    private static long forwarded(String metrics) {
+        for (String l : metrics.split("\n")) {
+            if (l.startsWith("parley_sfu_forwarded_packets_total ")) return (long) Double.parseDouble(l.substring(l.indexOf(' ') + 1));
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,60 @@
+package dev.parley.bench.media;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/** Runs sfu-pod.jar as its own process (so its CPU time can be read from /proc/&lt;pid&gt;/stat) on loopback. */
+final class SfuProcess implements AutoCloseable {
+    private final Process process;
+    final int internalPort;
+
+    SfuProcess(Path jar, String secret, String ticketJwk, String pod) throws IOException {
+        internalPort = freePort();
+        String java = ProcessHandle.current().info().command().orElse("java");   // the same JDK as the bench
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xms512m", "-Xmx1g", "-XX:+UseParallelGC",
+                "--enable-native-access=ALL-UNNAMED", "-jar", jar.toString());
+        Map<String, String> env = pb.environment();
+        env.put("PARLEY_POD_NAME", pod);
+        env.put("PARLEY_BIND_ADDRESS", "127.0.0.1");
+        env.put("PARLEY_MEDIA_UDP_PORT", "0");
+        env.put("PARLEY_MEDIA_TCP_PORT", "0");
+        env.put("PARLEY_INTERNAL_PORT", String.valueOf(internalPort));
+        env.put("PARLEY_INTERNAL_SECRET", secret);
+        env.put("PARLEY_TICKET_PUBLIC_JWK", ticketJwk);
+        env.put("PARLEY_SFU_LOOPBACK_PEERS_ONLY", "true");
+        env.remove("PARLEY_ETCD_ENDPOINTS");
+        pb.redirectErrorStream(true).redirectOutput(Path.of("target", "sfu-bench-sfu.log").toFile());
+        Files.createDirectories(Path.of("target"));
+        process = pb.start();
+    }
+
+    long pid() { return process.pid(); }
+
+    /** utime + stime of the SFU process in seconds. */
+    double cpuSeconds() throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + process.pid() + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        // after "pid (comm) ", field 3 is index 0: utime is field 14 → index 11, stime field 15 → index 12
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        process.destroyForcibly();
+    }
+}

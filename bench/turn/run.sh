@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Side-by-side TURN relay benchmark on loopback: coturn (turnserver 4.6.x) and Parley TURN, each loaded by several
+# turnutils_uclient processes at rising rates, one after the other at every level, in one run.
+#
+# Reports per server and level: relayed packets/s, server CPU seconds per million relayed packets (utime+stime from
+# /proc/<pid>/stat, all threads), loss and average RTT as measured by uclient, and the Parley/coturn ratio.
+#
+# Usage: bench/turn/run.sh [levels...]        (levels are per-session packet intervals in ms; default "20 10 5 2")
+# Env:   PROCS (uclient processes, default 4), SESSIONS (sessions per process, default 10), SECONDS_PER_LEVEL (5),
+#        MSG_BYTES (160), PARLEY_LOOPS (Parley event loops, default nproc), KEEP=1 keeps the work directory.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+JAR="$ROOT/turn-pod/target/turn-pod.jar"
+JAVA="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
+if [[ $# -gt 0 ]]; then LEVELS=("$@"); else LEVELS=(20 10 5 2); fi
+PROCS="${PROCS:-4}"
+SESSIONS="${SESSIONS:-10}"
+SECONDS_PER_LEVEL="${SECONDS_PER_LEVEL:-5}"
+MSG_BYTES="${MSG_BYTES:-160}"
+PARLEY_LOOPS="${PARLEY_LOOPS:-$(nproc)}"
+SECRET="bench-secret-$RANDOM$RANDOM"
+HZ="$(getconf CLK_TCK)"
+
+COTURN_PORT=35478; PARLEY_PORT=36478; PARLEY_INTERNAL=36479; PEER_PORT=35480
+
+for bin in turnserver turnutils_uclient turnutils_peer; do
+  command -v "$bin" >/dev/null || { echo "missing $bin (apt-get install coturn)" >&2; exit 1; }
+done
+if [[ ! -f "$JAR" ]]; then
+  echo "building $JAR"
+  (cd "$ROOT" && ./mvnw -B -q -pl turn-pod -am package -DskipTests)
+fi
+
+WORK="$(mktemp -d /tmp/parley-turn-bench.XXXXXX)"
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  sleep 0.5
+  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  [[ "${KEEP:-0}" == 1 ]] && echo "work dir: $WORK" || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+turnserver -n --listening-ip=127.0.0.1 --relay-ip=127.0.0.1 --listening-port=$COTURN_PORT \
+  --min-port=41000 --max-port=42999 --use-auth-secret --static-auth-secret="$SECRET" --realm=parley \
+  --allow-loopback-peers --no-cli --no-tls --no-dtls --userdb="$WORK/turndb" --pidfile="$WORK/turnserver.pid" \
+  --log-file=stdout --simple-log --no-software-attribute >"$WORK/coturn.log" 2>&1 &
+COTURN_PID=$!; PIDS+=("$COTURN_PID")
+
+PARLEY_BIND_ADDRESS=127.0.0.1 PARLEY_TURN_PORT=$PARLEY_PORT PARLEY_TURN_SECRETS="$SECRET" PARLEY_TURN_REALM=parley \
+  PARLEY_TURN_RELAY_PORTS=43000-44999 PARLEY_TURN_ALLOWED_PEERS=127.0.0.1/32 PARLEY_INTERNAL_PORT=$PARLEY_INTERNAL \
+  PARLEY_TURN_EVENT_LOOPS="$PARLEY_LOOPS" PARLEY_TURN_MAX_ALLOCATIONS_PER_USER=100000 \
+  PARLEY_TURN_MAX_BPS_PER_ALLOCATION=1000000000 \
+  "$JAVA" -Xms256m -Xmx256m -XX:+UseParallelGC -jar "$JAR" >"$WORK/parley.log" 2>&1 &
+PARLEY_PID=$!; PIDS+=("$PARLEY_PID")
+
+turnutils_peer -L 127.0.0.1 -p $PEER_PORT >"$WORK/peer.log" 2>&1 &
+PIDS+=("$!")
+sleep 3
+kill -0 "$COTURN_PID" || { cat "$WORK/coturn.log"; exit 1; }
+kill -0 "$PARLEY_PID" || { cat "$WORK/parley.log"; exit 1; }
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# run_level NAME PID PORT INTERVAL_MS -> prints "relayed_pps cpu_s_per_M loss_pct rtt_ms offered_pps"
+run_level() {
+  local name=$1 pid=$2 port=$3 z=$4
+  local n=$(( SECONDS_PER_LEVEL * 1000 / z ))
+  local before after t0 t1
+  before=$(cpu_ticks "$pid"); t0=$(date +%s.%N)
+  local outs=() clients=()
+  for i in $(seq 1 "$PROCS"); do
+    local out="$WORK/$name-z$z-$i.out"; outs+=("$out")
+    turnutils_uclient -c -W "$SECRET" -u "bench$i" -e 127.0.0.1 -r $PEER_PORT -p "$port" \
+      -m "$SESSIONS" -n "$n" -l "$MSG_BYTES" -z "$z" 127.0.0.1 >"$out" 2>&1 &
+    clients+=("$!")
+  done
+  wait "${clients[@]}" || true
+  t1=$(date +%s.%N); after=$(cpu_ticks "$pid")
+  awk -v hz="$HZ" -v ticks=$((after - before)) -v t0="$t0" -v t1="$t1" -v offered=$(( PROCS * SESSIONS * 1000 / z )) '
+    /tot_send_msgs=[0-9]+, tot_recv_msgs=/ { split($0, a, /tot_send_msgs=|, tot_recv_msgs=/); s[FILENAME]=a[2]+0; r[FILENAME]=a[3]+0 }
+    /Total lost packets/ { match($0, /Total lost packets [0-9]+/); l[FILENAME]=substr($0, RSTART+19, RLENGTH-19)+0 }
+    /Average round trip delay/ { match($0, /delay [0-9.]+/); rtt[FILENAME]=substr($0, RSTART+6, RLENGTH-6)+0 }
+    END {
+      for (f in s) { S+=s[f]; R+=r[f]; L+=l[f]; RT+=rtt[f]*r[f] }
+      relayed = S + R; secs = t1 - t0; cpu = ticks / hz
+      printf "%.0f %.2f %.3f %.2f %d %d %d\n", relayed/secs, (relayed>0 ? cpu/(relayed/1e6) : -1), (S>0 ? 100*(S-R)/S : 100), (R>0 ? RT/R : -1), offered, S, R
+    }' "${outs[@]}"
+}
+
+echo "warm-up (JIT for Parley; same load for coturn)"
+run_level parley "$PARLEY_PID" $PARLEY_PORT 10 >/dev/null
+run_level coturn "$COTURN_PID" $COTURN_PORT 10 >/dev/null
+
+RESULTS="$WORK/results.txt"
+printf "%-9s %-7s %10s %12s %14s %8s %8s\n" level server offered_pps relayed_pps cpu_s_per_M loss_% rtt_ms | tee "$RESULTS"
+for z in "${LEVELS[@]}"; do
+  for srv in coturn parley; do
+    if [[ $srv == coturn ]]; then r=$(run_level coturn "$COTURN_PID" $COTURN_PORT "$z"); else r=$(run_level parley "$PARLEY_PID" $PARLEY_PORT "$z"); fi
+    read -r pps cpu loss rtt offered sent recvd <<< "$r"
+    printf "%-9s %-7s %10s %12s %14s %8s %8s\n" "z=${z}ms" "$srv" "$offered" "$pps" "$cpu" "$loss" "$rtt" | tee -a "$RESULTS"
+  done
+done
+
+echo
+echo "Parley/coturn ratios per level (packets per CPU-second: >1 means Parley is cheaper; loss and RTT: lower is better)"
+awk '
+  { key=$1; if ($2=="coturn") { c[key]=$5; cl[key]=$6; cr[key]=$7; order[++n]=key } else if ($2=="parley") { p[key]=$5; pl[key]=$6; pr[key]=$7 } }
+  END { printf "%-9s %22s %12s %12s %12s %12s\n", "level", "pkts_per_cpu_s_ratio", "coturn_loss", "parley_loss", "coturn_rtt", "parley_rtt";
+        for (i=1;i<=n;i++) { k=order[i]; printf "%-9s %22.2f %12s %12s %12s %12s\n", k, (p[k]>0 ? c[k]/p[k] : 0), cl[k], pl[k], cr[k], pr[k] } }
+' <(tail -n +2 "$RESULTS")
+echo
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); coturn $(turnserver --version 2>&1 | head -1); $("$JAVA" -version 2>&1 | head -1)"
