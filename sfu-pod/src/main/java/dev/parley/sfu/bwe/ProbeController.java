@@ -41,6 +41,8 @@ final class ProbeController {
     private long lastProbeMicros = Long.MIN_VALUE;
     private long desiredBps;
     private int failedProbes;
+    /** Continuation is a reaction to a measurement: without a new probe result, no new probe. */
+    private boolean resultSinceLastProbe;
     private ProbeKind kind = ProbeKind.PADDING;
 
     ProbeController(BweConfig config) {
@@ -76,6 +78,11 @@ final class ProbeController {
         }
     }
 
+    /** A probe produced a measurement (whether or not it raised the estimate). */
+    void onProbeResult() {
+        resultSinceLastProbe = true;
+    }
+
     /** A new estimate: continue exponential probing if the last probe found room. */
     void onEstimate(long nowMicros, long estimateBps) {
         if (state != State.WAITING_FOR_RESULT) {
@@ -86,7 +93,7 @@ final class ProbeController {
             failedProbes = Math.min(failedProbes + 1, MAX_BACKOFF_SHIFT);
             return;
         }
-        if (estimateBps > minBitrateToProbeFurther) {
+        if (resultSinceLastProbe && estimateBps > minBitrateToProbeFurther) {
             long target = probe(nowMicros, 2 * estimateBps, estimateBps);
             failedProbes = 0;
             if (target > 0) {
@@ -155,6 +162,7 @@ final class ProbeController {
         queue[(queueHead + queueSize) % QUEUE] = r;
         queueSize++;
         lastProbeMicros = nowMicros;
+        resultSinceLastProbe = false;
         return target;
     }
 }

@@ -139,6 +139,9 @@ public final class SendSideBandwidthEstimator implements FeedbackSink {
         mode = EstimatorMode.TRANSPORT_CC;
         BandwidthUsage usage = batchOveruse ? BandwidthUsage.OVERUSING : detector.state();
         long ackedBps = ackedBitrate();
+        if (batchProbeBps > 0) {
+            probes.onProbeResult();
+        }
         if (usage != BandwidthUsage.OVERUSING && batchProbeBps > aimd.estimateBps()) {
             aimd.onProbeResult(batchProbeBps, nowMicros);
             loss.onProbeResult(batchProbeBps);

@@ -55,4 +55,29 @@ class ProbePacerTest {
         assertThat(pacer.fillerBytesDue(1_000_000)).isZero();
         assertThat(pacer.probing()).isFalse();
     }
+
+    @Test
+    void aGrowingEstimateWithoutProbeResultsDoesNotKeepRequestingProbes() {
+        // the SFU never sends the clusters (or their feedback is lost): estimates rise from AIMD alone
+        SendSideBandwidthEstimator bwe = new SendSideBandwidthEstimator(BweConfig.defaults().withStartBitrate(2_000_000));
+        bwe.setDesiredBitrate(3_200_000);
+        int requests = 0;
+        int seq = 0;
+        for (long t = 0; t < 20_000_000; t += 50_000) {
+            for (int p = 0; p < 13; p++) {
+                bwe.onPacketSent(seq++ & 0xFFFF, t + p * 3_800, 1200, -1);
+            }
+            bwe.onFeedbackStart(t + 50_000);
+            for (int p = 13; p > 0; p--) {
+                bwe.onPacketFeedback((seq - p) & 0xFFFF, true, t + (13 - p) * 3_800 + 20_000);
+            }
+            bwe.onFeedbackEnd(t + 50_000);
+            bwe.onTick(t + 50_000);
+            while (bwe.pollProbeCluster() != null) {
+                requests++;
+            }
+        }
+        // 2 initial clusters, then at most one deficient probe every 3–6 s
+        assertThat(requests).isBetween(2, 2 + 7);
+    }
 }
