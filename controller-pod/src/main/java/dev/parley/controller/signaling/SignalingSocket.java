@@ -103,15 +103,20 @@ public class SignalingSocket {
 
     @OnOpen
     public void onOpen(WebSocketSession session) {
-        conns.put(session.getId(), new Conn(session, workers));
+        conn(session);
+    }
+
+    /** The socket's state; created on first use because a message may be dispatched before onOpen has run. */
+    private Conn conn(WebSocketSession session) {
+        return conns.computeIfAbsent(session.getId(), id -> new Conn(session, workers));
     }
 
     @OnMessage(maxPayloadLength = 262144)
     public void onMessage(String message, WebSocketSession session) {
-        Conn c = conns.get(session.getId());
-        if (c == null) {
+        if (!session.isOpen()) {
             return;
         }
+        Conn c = conn(session);
         c.lastSeenNanos = System.nanoTime();
         c.tasks.execute(() -> handle(c, message));
     }
