@@ -26,6 +26,8 @@ const MEDIA_ERRORS = new Set(['media_server_unavailable', 'media_server_error', 
  * out), a new attempt naming it is retried after a short jittered pause.
  */
 const SFU_GONE = new Set(['unreachable', 'media_server_lost', 'media_server_unavailable', 'sfu_unavailable']);
+/** Nothing received on the subscribe transport for this long (while tracks are assigned) = stalled. */
+const STALL_MS = 1000;
 /** How long a new generation keeps asking for another SFU than the one that is gone (≥ the SFU lease TTL). */
 const FLEE_DEADLINE_MS = 10000;
 /** Signaling errors that are handled by reconnecting; not worth a toast. */
@@ -845,7 +847,8 @@ export class ParleyClient {
 
   /**
    * A dead SFU is silent long before ICE gives up: when the subscribe transport (media, RTCP, STUN
-   * answers) has received nothing for 1.5 s while others publish to us, restart ICE at once. If the SFU is
+   * answers) has received nothing for STALL_MS while others publish to us, restart ICE at once (a
+   * needless restart on a live SFU costs one offer/answer and keeps the connection). If the SFU is
    * gone, the restart's offer is refused and we move to a new transport generation.
    */
   #detectStall(st) {
@@ -856,9 +859,9 @@ export class ParleyClient {
       this.lastTransportChange = now;
       return;
     }
-    if (now - this.lastTransportChange > 1500 && now - (this.lastStallRestart || 0) > 5000) {
+    if (now - this.lastTransportChange > STALL_MS && now - (this.lastStallRestart || 0) > 5000) {
       this.lastStallRestart = now;
-      console.info('parley: no media for 1.5 s, restarting ICE');
+      console.info(`parley: no media for ${STALL_MS} ms, restarting ICE`);
       this.media.restartIce('stalled');
     }
   }
