@@ -67,6 +67,10 @@ public final class Main {
             }
         };
         RecordingRun run = new RecordingRun(cfg, sources, reporter);
+        if (http != null) {
+            // the controller's answer to a report carries stop_requested: a stop reaches us within one segment
+            http.onStopRequested(() -> run.requestStop("stop requested by the controller"));
+        }
         Thread hook = new Thread(() -> {
             run.requestStop("SIGTERM");
             try {
