@@ -15,9 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The recorder as a hidden, subscribe-only participant of the meeting: asks the {@link SubscribeBroker} (the
- * owner controller) for a transport, connects to the SFU over DTLS-SRTP and turns every recvonly slot that
- * carries media into a {@link TrackSource}. Tracks appear as media arrives ({@link #poll()}), so tracks published
- * after the recorder joined are recorded too.
+ * owner controller) for a transport, connects to the SFU over DTLS-SRTP and turns every assigned recvonly slot
+ * into a {@link TrackSource} ({@link #poll()}). Tracks published after the recorder joined fill free slots; their
+ * track ids are learnt by a re-offer when their media shows up, so they are recorded too.
  *
  * <p>{@link #resubscribe()} is the SFU drain: a new transport generation (the controller places it on a usable
  * SFU) is connected while the old one still delivers; its slots become second legs of the same tracks (the
@@ -87,6 +87,11 @@ public final class SfuTrackSources implements TrackSourceFactory {
     public boolean connected() {
         SfuConnection c = current;
         return c != null && c.pc.connected();
+    }
+
+    /** No older connection is left (a re-subscription finished its hand-over). */
+    public boolean handedOver() {
+        return previous == null && !resubscribeWanted;
     }
 
     /** The SFU pod the current connection uses (null before the first). */
@@ -181,8 +186,10 @@ public final class SfuTrackSources implements TrackSourceFactory {
             c.apply(broker.subscribe(c.generation, c.offer).assignments());
         }
         for (SfuSlot s : c.slots) {
-            boolean named = s.trackId != null || now - s.firstPacketNanos > NAME_WAIT_NANOS;
-            if (s.firstPacketNanos != 0 && s.source == null && named) {
+            // an assigned slot becomes a track at once, so its pipeline is ready before its first keyframe; a
+            // slot whose assignment we could not learn is recorded under its mid once it carries media
+            boolean unnamedTimeout = s.firstPacketNanos != 0 && now - s.firstPacketNanos > NAME_WAIT_NANOS;
+            if (s.source == null && (s.trackId != null || unnamedTimeout)) {
                 s.source = new SfuSlotSource(s, s.trackId != null ? s.trackId : "slot-" + s.mid);
                 ready.add(s.source);
             }
@@ -222,7 +229,8 @@ public final class SfuTrackSources implements TrackSourceFactory {
             }
             SfuSlot n = byTrack.get(s.source.track().trackId());
             boolean oldStillLive = now - s.lastPacketNanos < OVERLAP_NANOS;
-            if (oldStillLive && (n == null || now - n.firstPacketNanos < OVERLAP_NANOS)) {
+            boolean newCarries = n != null && n.firstPacketNanos != 0 && now - n.firstPacketNanos >= OVERLAP_NANOS;
+            if (oldStillLive && !newCarries) {
                 return false;
             }
         }

@@ -98,6 +98,7 @@ class SfuRecordingIT {
             assertThat(run.exitCode()).isEqualTo(RecordingRun.EXIT_DONE);
             assertThat(reported).containsSubsequence(JobState.STARTING, JobState.RECORDING, JobState.FINALIZING,
                     JobState.READY);
+            assertThat(run.metrics().total(dev.parley.recorder.metrics.RecorderMetrics.DROPPED_FRAMES)).isZero();
             // it came through the SFU: forwarded by it, decrypted by us
             assertThat(sfu.metric("parley_sfu_forwarded_packets_total")).isGreaterThan(0);
             assertThat(sources.packetsReceived()).isGreaterThan(pub.packetsSent() * 9 / 10);

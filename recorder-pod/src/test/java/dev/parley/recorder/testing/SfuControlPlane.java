@@ -46,7 +46,9 @@ public final class SfuControlPlane implements AutoCloseable {
     private final ScheduledExecutorService renewals = Executors.newSingleThreadScheduledExecutor();
     private volatile SfuProcess meetingSfu;
 
-    private record GrantedParticipant(SfuProcess sfu, PublishRights rights, boolean subscribe, AtomicLong version) {
+    /** Keyed by participant id and SFU pod: during a drain a participant is granted on both SFUs. */
+    private record GrantedParticipant(String pid, SfuProcess sfu, PublishRights rights, boolean subscribe,
+                                      AtomicLong version) {
     }
 
     public SfuControlPlane(String meetingId, long epoch) {
@@ -68,8 +70,8 @@ public final class SfuControlPlane implements AutoCloseable {
     public JsonNode createTransport(String pid, long generation, TransportKind kind, String offer, PublishRights rights,
                                     boolean subscribe) throws IOException {
         SfuProcess sfu = meetingSfu;
-        GrantedParticipant gp = granted.compute(pid, (k, old) -> new GrantedParticipant(sfu, rights, subscribe,
-                old == null ? new AtomicLong() : old.version()));
+        GrantedParticipant gp = granted.compute(pid + "@" + sfu.pod(), (k, old) -> new GrantedParticipant(pid, sfu,
+                rights, subscribe, old == null ? new AtomicLong() : old.version()));
         Grant grant = new Grant(pid, gp.version().incrementAndGet(), epoch, rights, subscribe, Grant.MAX_TTL_MS);
         String ticket = signer.issue(meetingId, pid, generation, sfu.pod(), "test", TicketSigner.MAX_LIFETIME).token();
         CreateTransportRequest req = new CreateTransportRequest(meetingId, pid, generation, epoch, kind, ticket, offer,
@@ -95,17 +97,18 @@ public final class SfuControlPlane implements AutoCloseable {
 
     /** What the controller does when a recording stops or its generation is superseded: a revoked grant, now. */
     public void revoke(String pid) throws IOException {
-        GrantedParticipant gp = granted.remove(pid);
-        if (gp != null) {
-            Grant g = Grant.revoked(pid, gp.version().incrementAndGet(), epoch, Grant.MAX_TTL_MS);
-            send(gp.sfu(), "PUT", "/internal/v1/grants", new PutGrantsRequest(meetingId, epoch, List.of(g)));
+        for (String k : List.copyOf(granted.keySet())) {
+            GrantedParticipant gp = k.startsWith(pid + "@") ? granted.remove(k) : null;
+            if (gp != null) {
+                Grant g = Grant.revoked(pid, gp.version().incrementAndGet(), epoch, Grant.MAX_TTL_MS);
+                send(gp.sfu(), "PUT", "/internal/v1/grants", new PutGrantsRequest(meetingId, epoch, List.of(g)));
+            }
         }
     }
 
     private void renewAll() {
-        for (Map.Entry<String, GrantedParticipant> e : granted.entrySet()) {
-            GrantedParticipant gp = e.getValue();
-            Grant g = new Grant(e.getKey(), gp.version().incrementAndGet(), epoch, gp.rights(), gp.subscribe(),
+        for (GrantedParticipant gp : granted.values()) {
+            Grant g = new Grant(gp.pid(), gp.version().incrementAndGet(), epoch, gp.rights(), gp.subscribe(),
                     Grant.MAX_TTL_MS);
             try {
                 send(gp.sfu(), "PUT", "/internal/v1/grants", new PutGrantsRequest(meetingId, epoch, List.of(g)));

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class SfuMediaPublisher implements AutoCloseable {
     public static final String AUDIO_MID = "0";
     public static final String VIDEO_MID = "1";
-    private final ClientPeerConnection pc;
+    private final java.util.List<ClientPeerConnection> connections = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final DatagramChannel video;
     private final DatagramChannel audio;
     private final int videoSsrc = ThreadLocalRandom.current().nextInt() | 1;
@@ -34,8 +34,7 @@ public final class SfuMediaPublisher implements AutoCloseable {
     private volatile boolean closed;
     private RtpPublisher ffmpeg;
 
-    private SfuMediaPublisher(ClientPeerConnection pc) throws IOException {
-        this.pc = pc;
+    private SfuMediaPublisher() throws IOException {
         InetSocketAddress lo = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         video = DatagramChannel.open().bind(lo);
         audio = DatagramChannel.open().bind(lo);
@@ -43,8 +42,20 @@ public final class SfuMediaPublisher implements AutoCloseable {
 
     /** Joins as {@code pid} (publish transport, generation 1) on the control plane's meeting SFU. */
     public static SfuMediaPublisher join(SfuControlPlane control, String pid) throws IOException {
+        SfuMediaPublisher p = new SfuMediaPublisher();
+        p.connectTo(control, pid);
+        Thread.ofPlatform().daemon().name("pub-video").start(() -> forward(p, p.video, p.videoSsrc));
+        Thread.ofPlatform().daemon().name("pub-audio").start(() -> forward(p, p.audio, p.audioSsrc));
+        return p;
+    }
+
+    /**
+     * Also publishes the same packets to the control plane's current meeting SFU (a migrating client's
+     * make-before-break); returns the new connection so the old one can be {@link #leave left}.
+     */
+    public ClientPeerConnection connectTo(SfuControlPlane control, String pid) throws IOException {
         ClientPeerConnection pc = new ClientPeerConnection(DtlsCertificate.generate(), InetAddress.getLoopbackAddress());
-        SfuMediaPublisher p = new SfuMediaPublisher(pc);
+        SfuMediaPublisher p = this;
         String tl = pc.transportLines();
         String offer = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0 1\r\n"
                 + "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\n" + tl + "a=mid:" + AUDIO_MID + "\r\na=sendonly\r\n"
@@ -54,9 +65,18 @@ public final class SfuMediaPublisher implements AutoCloseable {
         JsonNode answer = control.createTransport(pid, 1, TransportKind.PUBLISH, offer, new PublishRights(true, true, false),
                 true);
         pc.connect(SfuAnswer.parse(answer.path("sdp_answer").asText()), (b, len) -> { }, 15_000);
-        Thread.ofPlatform().daemon().name("pub-video").start(() -> forward(p, p.video, p.videoSsrc));
-        Thread.ofPlatform().daemon().name("pub-audio").start(() -> forward(p, p.audio, p.audioSsrc));
-        return p;
+        connections.add(pc);
+        return pc;
+    }
+
+    public java.util.List<ClientPeerConnection> connections() {
+        return java.util.List.copyOf(connections);
+    }
+
+    /** Stops publishing on one connection (the drained SFU). */
+    public void leave(ClientPeerConnection pc) {
+        connections.remove(pc);
+        pc.close();
     }
 
     /** Starts ffmpeg publishing {@code seconds} of media (keyframe every second). */
@@ -78,6 +98,7 @@ public final class SfuMediaPublisher implements AutoCloseable {
 
     private static void forward(SfuMediaPublisher p, DatagramChannel in, int ssrc) {
         ByteBuffer buf = ByteBuffer.allocate(1600);
+        byte[] copy = new byte[1600];
         while (!p.closed) {
             try {
                 buf.clear();
@@ -87,7 +108,12 @@ public final class SfuMediaPublisher implements AutoCloseable {
                     continue;
                 }
                 RtpHeader.setSsrc(buf.array(), 0, ssrc & 0xFFFFFFFFL);
-                if (p.pc.sendRtp(buf.array(), len)) {
+                boolean any = false;
+                for (ClientPeerConnection pc : p.connections) {
+                    System.arraycopy(buf.array(), 0, copy, 0, len); // SRTP encrypts in place
+                    any |= pc.sendRtp(copy, len);
+                }
+                if (any) {
                     p.sent.incrementAndGet();
                 }
             } catch (IOException e) {
@@ -102,7 +128,7 @@ public final class SfuMediaPublisher implements AutoCloseable {
         if (ffmpeg != null) {
             ffmpeg.close();
         }
-        pc.close();
+        connections.forEach(ClientPeerConnection::close);
         video.close();
         audio.close();
     }
