@@ -251,6 +251,7 @@ export class ParleyClient {
   #onSignalingState(st, d = {}) {
     if (st === 'open') {
       this.sigOpen = true;
+      this.#markStep('socketOpenAt');
       this.store.set({ cursor: this.signaling.cursor.value });
       // Same generation and media still alive: a socket resume. Otherwise start media for this generation.
       if (!this.rosterLoaded) {
@@ -298,7 +299,7 @@ export class ParleyClient {
       onTransportState: (st) => {
         if (this.media !== media) return;
         this.mediaUp = st === 'connected';
-        if (st === 'connected') this.#retireOld('new_generation_connected');
+        if (st === 'connected') { this.#markStep('connectedAt'); this.#retireOld('new_generation_connected'); }
         else if (this.retiring?.up) this.mediaUp = true; // the old generation still carries media
         this.#recompute();
       },
@@ -311,7 +312,9 @@ export class ParleyClient {
       camera: this.state.self.camera.on && this.state.self.permissions.video.allowed ? this.local.camera : null,
     };
     try {
+      this.#markStep('offersAt');
       await media.start(local, Object.keys(this.state.participants).length);
+      this.#markStep('answersAt');
       if (this.local.screen && this.state.self.screen.on) await media.setSource('screen', this.local.screen);
       this.#sendViewport();
       this.flushPending();
@@ -383,6 +386,12 @@ export class ParleyClient {
     } finally {
       this.generationSwitching = false;
     }
+  }
+
+  /** Timeline of the generation switch in progress (metrics.generations), first value wins. */
+  #markStep(key) {
+    const g = this.metrics.generations[this.metrics.generations.length - 1];
+    if (g && g.ticketAt && !g[key]) g[key] = performance.now();
   }
 
   /** Close the previous generation's peer connections (the new ones carry media now, or we gave up). */
