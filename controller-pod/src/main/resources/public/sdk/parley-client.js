@@ -25,7 +25,7 @@ const MEDIA_ERRORS = new Set(['media_server_unavailable', 'media_server_error', 
  * generation must not land on it again: until the controller's registry forgets it (its etcd lease runs
  * out), a new attempt naming it is retried after a short jittered pause.
  */
-const SFU_GONE = new Set(['unreachable', 'unreachable_on_start', 'media_server_lost', 'media_server_unavailable', 'sfu_unavailable']);
+const SFU_GONE = new Set(['unreachable', 'media_server_lost', 'media_server_unavailable', 'sfu_unavailable']);
 /** Nothing received on the subscribe transport for this long (while tracks are assigned) = stalled. */
 const STALL_MS = 1000;
 /** How long a new generation keeps asking for another SFU than the one that is gone (≥ the SFU lease TTL). */
@@ -323,7 +323,9 @@ export class ParleyClient {
     } catch (e) {
       if (this.media === media && !media.closed) {
         console.warn('media negotiation failed', e);
-        // A fresh transport's offer refused as `unreachable`: this SFU cannot take transports (gone).
+        // A fresh transport's offer refused as `unreachable`: a dead SFU, or a live one too slow to answer
+        // the controller in time (it says the same for both). Not proof enough to flee it: a new
+        // generation is requested (paced when switches follow each other quickly).
         this.newGeneration(String(e?.message) === 'unreachable' ? 'unreachable_on_start' : 'negotiation_failed');
       }
     }
