@@ -29,7 +29,7 @@ const SFU_GONE = new Set(['unreachable', 'media_server_lost', 'media_server_unav
 /** Nothing received on the subscribe transport for this long (while tracks are assigned) = stalled. */
 const STALL_MS = 1000;
 /** How long a new generation keeps asking for another SFU than the one that is gone (≥ the SFU lease TTL). */
-const FLEE_DEADLINE_MS = 10000;
+const FLEE_DEADLINE_MS = 4000;
 /** Signaling errors that are handled by reconnecting; not worth a toast. */
 const QUIET_ERRORS = new Set(['not_found', 'expired', 'replayed', 'ticket_expired', 'ticket_replayed', 'owner_changed', 'owner_unavailable', 'already_joined']);
 
@@ -251,6 +251,7 @@ export class ParleyClient {
   #onSignalingState(st, d = {}) {
     if (st === 'open') {
       this.sigOpen = true;
+      this.#markStep('socketOpenAt');
       this.store.set({ cursor: this.signaling.cursor.value });
       // Same generation and media still alive: a socket resume. Otherwise start media for this generation.
       if (!this.rosterLoaded) {
@@ -290,6 +291,8 @@ export class ParleyClient {
     this.media = null;
     this.mediaUp = !!this.retiring && this.retiring.up;
     this.mediaGeneration = gen;
+    this.lastMediaAt = performance.now(); // a new transport gets STALL_MS before it counts as silent
+    this.lastMediaBytes = -1;
     const media = new MediaSession({
       send: (m) => this.signaling.send(m),
       iceServers: this.iceServers,
@@ -298,7 +301,7 @@ export class ParleyClient {
       onTransportState: (st) => {
         if (this.media !== media) return;
         this.mediaUp = st === 'connected';
-        if (st === 'connected') this.#retireOld('new_generation_connected');
+        if (st === 'connected') { this.#markStep('connectedAt'); this.#retireOld('new_generation_connected'); }
         else if (this.retiring?.up) this.mediaUp = true; // the old generation still carries media
         this.#recompute();
       },
@@ -311,14 +314,19 @@ export class ParleyClient {
       camera: this.state.self.camera.on && this.state.self.permissions.video.allowed ? this.local.camera : null,
     };
     try {
+      this.#markStep('offersAt');
       await media.start(local, Object.keys(this.state.participants).length);
+      this.#markStep('answersAt');
       if (this.local.screen && this.state.self.screen.on) await media.setSource('screen', this.local.screen);
       this.#sendViewport();
       this.flushPending();
     } catch (e) {
       if (this.media === media && !media.closed) {
         console.warn('media negotiation failed', e);
-        this.newGeneration('negotiation_failed');
+        // A fresh transport's offer refused as `unreachable`: a dead SFU, or a live one too slow to answer
+        // the controller in time (it says the same for both). Not proof enough to flee it: a new
+        // generation is requested (paced when switches follow each other quickly).
+        this.newGeneration(String(e?.message) === 'unreachable' ? 'unreachable_on_start' : 'negotiation_failed');
       }
     }
   }
@@ -337,7 +345,7 @@ export class ParleyClient {
   async newGeneration(reason, o = {}) {
     if (this.generationSwitching || FINAL.has(this.state.admission) || !this.signaling) return;
     this.generationSwitching = true;
-    const fleeing = SFU_GONE.has(reason) ? this.sfuPod : null;
+    const fleeing = SFU_GONE.has(reason) && (reason !== 'unreachable' || this.#mediaStalled()) ? this.sfuPod : null;
     const step = { reason, detail: o.detail ?? null, at: performance.now(), from: this.state.transportGeneration, fromSfu: this.sfuPod, attempts: 0 };
     console.info(`parley: new transport generation after ${reason}${o.detail ? ' (' + o.detail + ')' : ''}`);
     this.metrics.generations.push(step);
@@ -351,6 +359,9 @@ export class ParleyClient {
     this.mediaUp = !!this.retiring?.up;
     this.#recompute();
     try {
+      // Switches in quick succession (a refused offer right after connecting) are paced, never a hot loop.
+      const prev = this.metrics.generations[this.metrics.generations.length - 2];
+      if (prev && step.at - prev.at < 2000) await sleep(300 + Math.random() * 300);
       const deadline = performance.now() + FLEE_DEADLINE_MS;
       for (let attempt = 0; ; attempt++) {
         step.attempts++;
@@ -383,6 +394,12 @@ export class ParleyClient {
     } finally {
       this.generationSwitching = false;
     }
+  }
+
+  /** Timeline of the generation switch in progress (metrics.generations), first value wins. */
+  #markStep(key) {
+    const g = this.metrics.generations[this.metrics.generations.length - 1];
+    if (g && g.ticketAt && !g[key]) g[key] = performance.now();
   }
 
   /** Close the previous generation's peer connections (the new ones carry media now, or we gave up). */
@@ -430,7 +447,11 @@ export class ParleyClient {
       if (MEDIA_ERRORS.has(m.code)) {
         // An offer was refused: the SFU behind this generation is gone or the generation is stale.
         if (this.generationSwitching || !this.media) return;
+        const negotiating = this.media.pendingAnswers.size > 0;
         this.media.failPending(m.code);
+        // `unreachable` also means "the SFU answered the controller too slowly" (a loaded but live SFU) and
+        // comes for viewport updates too: only with no media arriving is it a dead SFU worth a new generation.
+        if (m.code === 'unreachable' && !(negotiating && this.#mediaStalled())) return;
         this.newGeneration(m.code, { detail: m.detail || m.message });
         return;
       }
@@ -853,6 +874,7 @@ export class ParleyClient {
    */
   #detectStall(st) {
     const now = performance.now();
+    if (st.transportBytes !== this.lastMediaBytes) { this.lastMediaBytes = st.transportBytes; this.lastMediaAt = now; }
     const receiving = this.media && this.state.connection === 'connected' && this.media.slots.size > 0;
     if (!receiving || st.transportBytes !== this.lastTransportBytes) {
       this.lastTransportBytes = st.transportBytes;
@@ -864,6 +886,11 @@ export class ParleyClient {
       console.info(`parley: no media for ${STALL_MS} ms, restarting ICE`);
       this.media.restartIce('stalled');
     }
+  }
+
+  /** Nothing has arrived on the current subscribe transport for STALL_MS (media, RTCP or STUN). */
+  #mediaStalled() {
+    return performance.now() - (this.lastMediaAt || 0) > STALL_MS;
   }
 
   #recompute() {
