@@ -290,7 +290,12 @@ public final class GrantService {
             PutGrantsRequest req = new PutGrantsRequest(meetingId.toString(), g.epoch, e.getValue());
             sfus.putGrants(sfu.internalUrl(), req).thenAccept(res -> {
                 if (res.ok()) {
+                    selector.markReachable(sfu.pod());
                     onAcks(meetingId, g, sfu, res.body().acks());
+                } else if (res.refused()) {
+                    // the SFU process is gone: move its participants now, not when its lease runs out
+                    selector.markUnreachable(sfu.pod());
+                    sessions.volatileMessage(meetingId, "media_server_lost", sfu.pod());
                 } else if (res.status() == 409 && res.error() != null
                         && InternalError.STALE_EPOCH.equals(res.error().code())) {
                     LOG.warn("SFU {} refused epoch {} of meeting {}: a newer owner exists", sfu.pod(), g.epoch, meetingId);

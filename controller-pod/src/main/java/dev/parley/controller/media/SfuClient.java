@@ -39,7 +39,15 @@ public class SfuClient {
         public boolean ok() {
             return status / 100 == 2 && body != null;
         }
+
+        /** Nothing listens at the SFU's address any more (connection refused): the process is gone. */
+        public boolean refused() {
+            return status == 0 && error != null && REFUSED.equals(error.detail());
+        }
     }
+
+    /** {@link InternalError#detail()} of a call whose connection was refused (a timeout says something else). */
+    static final String REFUSED = "connection_refused";
 
     private HttpRequest.Builder req(String base, String path, Duration timeout) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout)
@@ -92,6 +100,11 @@ public class SfuClient {
             } catch (Exception e) {
                 return new Result<T>(resp.statusCode(), null, new InternalError("unreadable_response", null, null));
             }
-        }).exceptionally(t -> new Result<>(0, null, new InternalError("unreachable", null, t.getClass().getSimpleName())));
+        }).exceptionally(t -> new Result<>(0, null, new InternalError("unreachable", null, failure(t))));
+    }
+
+    private static String failure(Throwable t) {
+        Throwable cause = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+        return cause instanceof java.net.ConnectException ? REFUSED : cause.getClass().getSimpleName();
     }
 }

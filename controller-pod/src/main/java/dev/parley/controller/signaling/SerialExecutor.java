@@ -34,7 +34,7 @@ final class SerialExecutor implements Executor {
             }
             try {
                 next.run();
-            } catch (RuntimeException e) {
+            } catch (Exception e) { // incl. checked exceptions thrown sneakily: the socket's queue must go on
                 org.slf4j.LoggerFactory.getLogger(SerialExecutor.class).warn("socket task failed", e);
             }
         }

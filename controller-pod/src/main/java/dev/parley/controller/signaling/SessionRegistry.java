@@ -134,7 +134,7 @@ public class SessionRegistry implements SessionHub {
         if (c.session.isOpen()) {
             try {
                 c.session.sendSync(msg.toString());
-            } catch (RuntimeException ex) {
+            } catch (Exception ex) { // a closed channel surfaces as a sneaky-thrown checked exception
                 LOG.debug("socket send failed: {}", ex.toString());
             }
         }

@@ -296,7 +296,7 @@ public class SignalingSocket {
         }
         Grant grant = grants.currentGrant(c.meetingId, c.participantId);
         SfuEntry sfu = selector.get(c.sfuPod).orElse(null);
-        if (grant == null || sfu == null || !sfu.isActive()) {
+        if (grant == null || sfu == null || !selector.isUsable(sfu.pod())) {
             error(c, grant == null ? "not_authorized" : "media_server_unavailable",
                     "request a new transport generation");
             return;
@@ -307,6 +307,13 @@ public class SignalingSocket {
         CreateTransportRequest req = new CreateTransportRequest(c.meetingId.toString(), c.participantId.toString(),
                 c.generation, c.epoch, kind, ticket.token(), sdp, grant, cfg.publicUrl() + "/internal/v1/sfu-events");
         var res = sfus.createTransport(sfu.internalUrl(), req).join();
+        if (res.refused()) {
+            // the SFU process is gone: this client and everyone else on it move now (new generation)
+            selector.markUnreachable(sfu.pod());
+            registry.volatileMessage(c.meetingId, "media_server_lost", sfu.pod());
+            error(c, "media_server_unavailable", "request a new transport generation");
+            return;
+        }
         if (!res.ok()) {
             error(c, res.error() == null ? "media_server_error" : res.error().code(), "the media server refused the offer");
             return;

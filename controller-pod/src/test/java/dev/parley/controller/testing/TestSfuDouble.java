@@ -206,6 +206,11 @@ public final class TestSfuDouble implements AutoCloseable {
         ex.getResponseBody().write(b);
     }
 
+    /** The process is gone but its registry lease has not run out yet: connections are refused. */
+    public void stopAnswering() {
+        http.stop(0);
+    }
+
     /** Crash: stop answering and let the registry entry vanish with the lease. */
     public void kill() {
         http.stop(0);
