@@ -137,15 +137,15 @@ public final class OutboxRelay {
                 return out;
             });
             Set<UUID> failedMeetings = new HashSet<>();
+            // marked in one statement after the round: a crash before it only means redelivery (at least once)
+            List<UUID> published = new ArrayList<>();
             for (Row r : rows) {
                 if (failedMeetings.contains(r.meetingId())) {
                     continue;
                 }
                 String error = deliver(r);
                 if (error == null) {
-                    if (outboxRows.markPublished(r.eventId()) == 1) {
-                        delivered.increment();
-                    }
+                    published.add(r.eventId());
                 } else if (r.attempts() + 1 >= maxAttempts) {
                     if (outboxRows.markDeadLettered(r.eventId(), clip(error)) == 1) {
                         LOG.warn("outbox event {} dead-lettered after {} attempts: {}", r.eventId(), r.attempts() + 1, error);
@@ -155,6 +155,9 @@ public final class OutboxRelay {
                     failedMeetings.add(r.meetingId());
                     outboxRows.scheduleRetry(r.eventId(), clip(error), Math.min(30_000, 200L << Math.min(r.attempts(), 10)));
                 }
+            }
+            if (!published.isEmpty()) {
+                delivered.increment(outboxRows.markAllPublished(published));
             }
         } catch (RuntimeException e) {
             LOG.warn("outbox relay round failed: {}", e.toString());

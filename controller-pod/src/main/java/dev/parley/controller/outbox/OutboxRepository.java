@@ -5,6 +5,7 @@ import io.micronaut.data.jdbc.annotation.JdbcRepository;
 import io.micronaut.data.model.query.builder.sql.Dialect;
 import io.micronaut.data.repository.GenericRepository;
 
+import java.util.Collection;
 import java.util.UUID;
 
 /**
@@ -18,6 +19,11 @@ public interface OutboxRepository extends GenericRepository<OutboxEventRecord, U
     @Query("UPDATE outbox_events SET published_at = now(), last_error = NULL "
             + "WHERE event_id = :eventId AND published_at IS NULL AND dead_lettered_at IS NULL")
     long markPublished(UUID eventId);
+
+    /** {@link #markPublished} for a whole round's deliveries in one statement; returns how many it settled. */
+    @Query("UPDATE outbox_events SET published_at = now(), last_error = NULL "
+            + "WHERE event_id IN (:eventIds) AND published_at IS NULL AND dead_lettered_at IS NULL")
+    long markAllPublished(Collection<UUID> eventIds);
 
     @Query("UPDATE outbox_events SET attempts = attempts + 1, dead_lettered_at = now(), last_error = :error "
             + "WHERE event_id = :eventId AND published_at IS NULL AND dead_lettered_at IS NULL")

@@ -106,6 +106,7 @@ class OutboxRelayIT {
         OutboxRepository rows = h.controllers.get(0).getBean(OutboxRepository.class);
         java.util.UUID published = java.util.UUID.fromString(order.get(0));
         assertThat(rows.markPublished(published)).isZero();
+        assertThat(rows.markAllPublished(List.of(published))).isZero();
         assertThat(rows.markDeadLettered(published, "late")).isZero();
         assertThat(rows.scheduleRetry(published, "late", 1000)).isZero();
         assertThat(h.count("SELECT count(*) FROM outbox_events WHERE event_id = '" + published
