@@ -43,10 +43,13 @@ public class CommandService {
     private final ControlLog log;
     private final Outbox outbox;
 
-    public CommandService(Db db, ControlLog log, Outbox outbox) {
+    private final CommandRepository repository;
+
+    public CommandService(Db db, ControlLog log, Outbox outbox, CommandRepository repository) {
         this.db = db;
         this.log = log;
         this.outbox = outbox;
+        this.repository = repository;
     }
 
     /**
@@ -66,7 +69,7 @@ public class CommandService {
         String hash = JsonBody.hash(body);
         return db.tx(c -> {
             MeetingRow m = MeetingService.lockForOwner(c, meetingId, epoch, caller);
-            Committed replay = replay(c, meetingId, caller, key, hash);
+            Committed replay = replay(meetingId, caller, key, hash);
             if (replay != null) {
                 return replay;
             }
@@ -122,21 +125,8 @@ public class CommandService {
             webhook.put("type", type);
             x.events.add(log.append(c, meetingId, epoch, "command_committed", cmdEvent, null,
                     new Outbox.Event(Math.max(1, m.version()), "command." + type, commandId.toString(), webhook)));
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO commands (command_id, meeting_id, principal_id, "
-                    + "idempotency_key, request_hash, command_type, participant_id, state, media_enforcement, response, "
-                    + "controller_epoch) VALUES (?, ?, ?, ?, ?, ?, ?, 'committed', ?, ?::jsonb, ?)")) {
-                ps.setObject(1, commandId);
-                ps.setObject(2, meetingId);
-                ps.setObject(3, caller.principalId());
-                ps.setString(4, key);
-                ps.setString(5, hash);
-                ps.setString(6, type);
-                ps.setObject(7, target);
-                ps.setString(8, pending ? "pending" : "not_required");
-                ps.setString(9, answer.toString());
-                ps.setLong(10, epoch);
-                ps.executeUpdate();
-            }
+            repository.insertCommitted(commandId, meetingId, caller.principalId(), key, hash, type, target,
+                    pending ? "pending" : "not_required", answer.toString(), epoch);
             return new Committed(commandId, answer, x.events, x.targets, pending, endsMeeting, false);
         });
     }
@@ -145,24 +135,20 @@ public class CommandService {
                        List<ControlEvent> events, Map<UUID, Long> targets, Map<UUID, ParticipantRow> updated) {
     }
 
-    private Committed replay(Connection c, UUID meetingId, Caller caller, String key, String hash) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT command_id, request_hash, response::text FROM commands "
-                + "WHERE meeting_id = ? AND principal_id = ? AND idempotency_key = ?")) {
-            ps.setObject(1, meetingId);
-            ps.setObject(2, caller.principalId());
-            ps.setString(3, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return null;
-                }
-                if (!hash.equals(rs.getString(2))) {
-                    throw ApiException.conflict("idempotency_key_reused", "this Idempotency-Key was used with a different request");
-                }
-                ObjectNode stored = (ObjectNode) JSON.readTree(rs.getString(3));
-                return new Committed(rs.getObject(1, UUID.class), stored, List.of(), Map.of(), false, false, true);
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                throw new SQLException(e);
-            }
+    private Committed replay(UUID meetingId, Caller caller, String key, String hash) throws SQLException {
+        CommandRecord r = repository.findByMeetingIdAndPrincipalIdAndIdempotencyKey(meetingId, caller.principalId(), key)
+                .orElse(null);
+        if (r == null) {
+            return null;
+        }
+        if (!hash.equals(r.requestHash())) {
+            throw ApiException.conflict("idempotency_key_reused", "this Idempotency-Key was used with a different request");
+        }
+        try {
+            ObjectNode stored = (ObjectNode) JSON.readTree(r.response());
+            return new Committed(r.commandId(), stored, List.of(), Map.of(), false, false, true);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new SQLException(e);
         }
     }
 
@@ -519,26 +505,20 @@ public class CommandService {
         return db.readSnapshot(c -> {
             MeetingRow m = MeetingRow.load(c, meetingId, false);
             MeetingService.requireTenant(m, caller);
-            try (PreparedStatement ps = c.prepareStatement("SELECT command_type, state, media_enforcement, response::text, "
-                    + "created_at, applied_at FROM commands WHERE meeting_id = ? AND command_id = ?")) {
-                ps.setObject(1, meetingId);
-                ps.setObject(2, commandId);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        throw ApiException.notFound("command_not_found", "no such command");
-                    }
-                    ObjectNode out = (ObjectNode) JSON.readTree(rs.getString(4));
-                    out.put("type", rs.getString(1));
-                    out.put("state", rs.getString(2));
-                    out.put("media_enforcement", rs.getString(3));
-                    out.put("created_at", rs.getTimestamp(5).toInstant().toString());
-                    if (rs.getTimestamp(6) != null) {
-                        out.put("applied_at", rs.getTimestamp(6).toInstant().toString());
-                    }
-                    return out;
-                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                    throw new SQLException(e);
+            CommandRecord r = repository.findByMeetingIdAndCommandId(meetingId, commandId).orElseThrow(() ->
+                    ApiException.notFound("command_not_found", "no such command"));
+            try {
+                ObjectNode out = (ObjectNode) JSON.readTree(r.response());
+                out.put("type", r.commandType());
+                out.put("state", r.state());
+                out.put("media_enforcement", r.mediaEnforcement());
+                out.put("created_at", r.createdAt().toString());
+                if (r.appliedAt() != null) {
+                    out.put("applied_at", r.appliedAt().toString());
                 }
+                return out;
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new SQLException(e);
             }
         });
     }
@@ -551,12 +531,8 @@ public class CommandService {
                 return List.<ControlEvent>of();
             }
             List<ControlEvent> events = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("UPDATE commands SET state = 'applied', media_enforcement = 'applied', "
-                    + "applied_at = now() WHERE command_id = ? AND media_enforcement = 'pending'")) {
-                ps.setObject(1, commandId);
-                if (ps.executeUpdate() == 0) {
-                    return events;
-                }
+            if (repository.markApplied(commandId, epoch) == 0) {
+                return events; // already applied, or no longer ours: nothing to announce
             }
             ObjectNode ev = JsonBody.obj();
             ev.put("command_id", commandId.toString());

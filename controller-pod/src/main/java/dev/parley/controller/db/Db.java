@@ -1,9 +1,14 @@
 package dev.parley.controller.db;
 
 import dev.parley.controller.api.ApiException;
+import io.micronaut.data.connection.ConnectionDefinition;
+import io.micronaut.data.connection.ConnectionOperations;
+import io.micronaut.data.exceptions.DataAccessException;
+import io.micronaut.transaction.TransactionDefinition;
+import io.micronaut.transaction.TransactionOperations;
+import io.micronaut.transaction.exceptions.TransactionException;
 import jakarta.inject.Singleton;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,10 +20,12 @@ import java.sql.Statement;
  */
 @Singleton
 public class Db {
-    private final DataSource ds;
+    private final ConnectionOperations<Connection> connections;
+    private final TransactionOperations<Connection> transactions;
 
-    public Db(DataSource ds) {
-        this.ds = ds;
+    public Db(ConnectionOperations<Connection> connections, TransactionOperations<Connection> transactions) {
+        this.connections = connections;
+        this.transactions = transactions;
     }
 
     /** Work inside a transaction. */
@@ -44,34 +51,58 @@ public class Db {
      * and needs no BEGIN/COMMIT round trips.
      */
     public <T> T read(TxWork<T> work) {
-        try (Connection c = ds.getConnection()) {
-            return work.run(c);
-        } catch (SQLException e) {
-            throw translate(e);
+        try {
+            return connections.execute(ConnectionDefinition.DEFAULT, status -> {
+                try {
+                    return work.run(status.getConnection());
+                } catch (SQLException e) {
+                    throw new SqlFailure(e);
+                }
+            });
+        } catch (SqlFailure e) {
+            throw translate((SQLException) e.getCause());
         }
     }
 
     // No session settings (isolation, read-only) are changed, so a transaction costs no extra round trips:
     // BEGIN rides on the first statement and autocommit toggling is client-side only in pgjdbc. Pooled
     // connections stay in autocommit mode between uses, so no borrower can inherit an open transaction.
+    // Opened through Micronaut's transaction manager so that Micronaut Data repositories called inside the
+    // work (CommandRepository) run on the same connection and commit with it.
     private <T> T tx(boolean snapshot, TxWork<T> work) {
-        try (Connection c = ds.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                if (snapshot) {
-                    try (Statement s = c.createStatement()) {
-                        s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        try {
+            return transactions.execute(TransactionDefinition.DEFAULT, status -> {
+                Connection c = status.getConnection();
+                try {
+                    if (snapshot) {
+                        try (Statement s = c.createStatement()) {
+                            s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+                        }
                     }
+                    return work.run(c);
+                } catch (SQLException e) {
+                    throw new SqlFailure(e);
                 }
-                T r = work.run(c);
-                c.commit();
-                return r;
-            } catch (Throwable t) {
-                c.rollback();
-                throw t;
+            });
+        } catch (SqlFailure e) {
+            throw translate((SQLException) e.getCause());
+        } catch (DataAccessException | TransactionException e) {
+            // repository or commit failures: translate the database's error when there is one
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof SQLException sql) {
+                    throw translate(sql);
+                }
             }
-        } catch (SQLException e) {
-            throw translate(e);
+            throw e;
+        }
+    }
+
+    /** Carries a checked SQLException out of the transaction callback (after the rollback). */
+    private static final class SqlFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SqlFailure(SQLException cause) {
+            super(cause);
         }
     }
 

@@ -1,12 +1,11 @@
 package dev.parley.controller.observability;
 
+import dev.parley.controller.db.Db;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Context;
 import jakarta.inject.Singleton;
 
-import javax.sql.DataSource;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 
@@ -14,19 +13,23 @@ import java.sql.Statement;
 @Context
 @Singleton
 public class OutboxMetrics {
-    public OutboxMetrics(MeterRegistry meters, DataSource ds) {
-        Gauge.builder("outbox_oldest_unpublished_age", ds, OutboxMetrics::oldestAge)
+    public OutboxMetrics(MeterRegistry meters, Db db) {
+        Gauge.builder("outbox_oldest_unpublished_age", db, OutboxMetrics::oldestAge)
                 .description("age in seconds of the oldest outbox event not yet published")
                 .baseUnit("seconds").register(meters);
     }
 
-    static double oldestAge(DataSource ds) {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0) "
-                     + "FROM outbox_events WHERE published_at IS NULL AND dead_lettered_at IS NULL")) {
-            return rs.next() ? rs.getDouble(1) : 0;
-        } catch (Exception e) {
-            return Double.NaN;
+    static double oldestAge(Db db) {
+        try {
+            return db.read(c -> {
+                try (Statement s = c.createStatement();
+                     ResultSet rs = s.executeQuery("SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0) "
+                             + "FROM outbox_events WHERE published_at IS NULL AND dead_lettered_at IS NULL")) {
+                    return rs.next() ? rs.getDouble(1) : 0.0;
+                }
+            });
+        } catch (RuntimeException e) {
+            return Double.NaN; // database unavailable: the health endpoint says so
         }
     }
 }

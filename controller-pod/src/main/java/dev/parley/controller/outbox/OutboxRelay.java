@@ -69,8 +69,12 @@ public final class OutboxRelay {
     private final Counter deadLettered;
     private final int maxAttempts;
 
-    public OutboxRelay(Db db, ParleyConfig cfg, Client etcd, ProcessLease lease, MeterRegistry meters) {
+    private final OutboxRepository outboxRows;
+
+    public OutboxRelay(Db db, OutboxRepository outboxRows, ParleyConfig cfg, Client etcd, ProcessLease lease,
+                       MeterRegistry meters) {
         this.db = db;
+        this.outboxRows = outboxRows;
         this.cfg = cfg;
         this.etcd = etcd;
         this.lease = lease;
@@ -133,42 +137,35 @@ public final class OutboxRelay {
                 return out;
             });
             Set<UUID> failedMeetings = new HashSet<>();
+            // marked in one statement after the round: a crash before it only means redelivery (at least once)
+            List<UUID> published = new ArrayList<>();
             for (Row r : rows) {
                 if (failedMeetings.contains(r.meetingId())) {
                     continue;
                 }
                 String error = deliver(r);
                 if (error == null) {
-                    mark(r, "UPDATE outbox_events SET published_at = now(), last_error = NULL WHERE event_id = ?", null);
-                    delivered.increment();
+                    published.add(r.eventId());
                 } else if (r.attempts() + 1 >= maxAttempts) {
-                    LOG.warn("outbox event {} dead-lettered after {} attempts: {}", r.eventId(), r.attempts() + 1, error);
-                    mark(r, "UPDATE outbox_events SET attempts = attempts + 1, dead_lettered_at = now(), last_error = ? "
-                            + "WHERE event_id = ?", error);
-                    deadLettered.increment();
+                    if (outboxRows.markDeadLettered(r.eventId(), clip(error)) == 1) {
+                        LOG.warn("outbox event {} dead-lettered after {} attempts: {}", r.eventId(), r.attempts() + 1, error);
+                        deadLettered.increment();
+                    }
                 } else {
                     failedMeetings.add(r.meetingId());
-                    long backoff = Math.min(30_000, 200L << Math.min(r.attempts(), 10));
-                    mark(r, "UPDATE outbox_events SET attempts = attempts + 1, last_error = ?, next_attempt_at = now() + "
-                            + "(" + backoff + " * interval '1 millisecond') WHERE event_id = ?", error);
+                    outboxRows.scheduleRetry(r.eventId(), clip(error), Math.min(30_000, 200L << Math.min(r.attempts(), 10)));
                 }
+            }
+            if (!published.isEmpty()) {
+                delivered.increment(outboxRows.markAllPublished(published));
             }
         } catch (RuntimeException e) {
             LOG.warn("outbox relay round failed: {}", e.toString());
         }
     }
 
-    private void mark(Row r, String sql, String error) {
-        db.tx(c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                int i = 1;
-                if (error != null) {
-                    ps.setString(i++, error.length() > 500 ? error.substring(0, 500) : error);
-                }
-                ps.setObject(i, r.eventId());
-                return ps.executeUpdate();
-            }
-        });
+    private static String clip(String error) {
+        return error.length() > 500 ? error.substring(0, 500) : error;
     }
 
     /** Delivers to every webhook; null on success, else the error. Without webhooks there is nothing to do. */

@@ -104,6 +104,8 @@ class HealthAndMetricsIT {
             assertThat(prom.raw()).as(name).contains(name);
         }
         assertThat(prom.raw()).contains("operation=\"command\"");
+        // the outbox age is a number read from PostgreSQL (NaN would mean the query failed)
+        assertThat(prom.raw()).containsPattern("(?m)^outbox_oldest_unpublished_age_seconds(\\{[^}]*})? [0-9]");
 
         var openapi = h.call(h.base(0), "GET", "/openapi/parley.yml", null, null, null, null);
         assertThat(openapi.status()).isEqualTo(200);

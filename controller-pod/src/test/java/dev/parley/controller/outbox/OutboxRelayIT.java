@@ -101,5 +101,15 @@ class OutboxRelayIT {
         assertThat(badSignatures).isEmpty();
         assertThat(calls.get()).isGreaterThan(received.size()); // the first deliveries failed and were retried
         assertThat(h.count("SELECT count(*) FROM outbox_events WHERE meeting_id = '" + m + "' AND attempts > 0")).isPositive();
+
+        // the relay's conditional updates: a settled event is never settled again (zero rows, not success)
+        OutboxRepository rows = h.controllers.get(0).getBean(OutboxRepository.class);
+        java.util.UUID published = java.util.UUID.fromString(order.get(0));
+        assertThat(rows.markPublished(published)).isZero();
+        assertThat(rows.markAllPublished(List.of(published))).isZero();
+        assertThat(rows.markDeadLettered(published, "late")).isZero();
+        assertThat(rows.scheduleRetry(published, "late", 1000)).isZero();
+        assertThat(h.count("SELECT count(*) FROM outbox_events WHERE event_id = '" + published
+                + "' AND dead_lettered_at IS NULL AND last_error IS NULL")).isEqualTo(1);
     }
 }

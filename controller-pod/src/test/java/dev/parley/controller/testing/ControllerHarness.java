@@ -100,10 +100,37 @@ public final class ControllerHarness implements AutoCloseable {
 
     public ApplicationContext startController(String pod, Map<String, String> extra) throws Exception {
         ParleyConfig cfg = config(pod, extra);
-        ApplicationContext ctx = Application.start(cfg);
+        ApplicationContext ctx = startWithLeaseRetry(cfg);
         controllers.add(ctx);
         configs.add(cfg);
         return ctx;
+    }
+
+    /**
+     * On a starved machine a freshly started etcd can miss the 5 s lease-grant deadline at controller
+     * startup; that is the environment, not the behaviour under test, so startup is tried up to 3 times.
+     */
+    private static ApplicationContext startWithLeaseRetry(ParleyConfig cfg) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return Application.start(cfg);
+            } catch (RuntimeException e) {
+                if (attempt >= 3 || !causedByLeaseGrant(e)) {
+                    throw e;
+                }
+                System.err.println("controller start attempt " + attempt + " could not grant its etcd lease; retrying");
+                Thread.sleep(1000);
+            }
+        }
+    }
+
+    private static boolean causedByLeaseGrant(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("could not grant etcd lease")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public String base(int controller) {
