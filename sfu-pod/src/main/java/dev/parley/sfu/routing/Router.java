@@ -852,7 +852,7 @@ public final class Router implements PacketHandler, TransportListener {
     private void tick() {
         try {
             long now = System.nanoTime();
-            for (WebRtcTransport t : new ArrayList<>(owners.keySet())) t.checkConsent(now);
+            for (WebRtcTransport t : new ArrayList<>(owners.keySet())) t.checkConsent(now, consentTimeoutNanos);
             for (Map.Entry<WebRtcTransport, Participant> e : owners.entrySet()) {
                 Participant p = e.getValue();
                 if (p.subscribe == e.getKey() && p.bwe != null) p.bwe.onTick(now / 1000);
@@ -987,6 +987,10 @@ public final class Router implements PacketHandler, TransportListener {
     public void setRembBitrate(long bps) { rembBitrateBps = bps; }
 
     private volatile boolean loopbackPeersOnly;
+    private volatile long consentTimeoutNanos = WebRtcTransport.CONSENT_TIMEOUT_NANOS;
+
+    /** RFC 7675 consent timeout (30 s); shorter only in tests. */
+    public void setConsentTimeoutNanos(long nanos) { consentTimeoutNanos = nanos > 0 ? nanos : WebRtcTransport.CONSENT_TIMEOUT_NANOS; }
 
     /** Only answer connectivity checks from loopback peers (everything in tests stays on 127.0.0.0/8). */
     public void setLoopbackPeersOnly(boolean v) { loopbackPeersOnly = v; }
