@@ -14,8 +14,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
-import io.netty.channel.FixedRecvByteBufAllocator;
-import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -48,10 +46,6 @@ public final class MediaIo implements AutoCloseable {
     public static final int TCP_HIGH_WATER = 512 * 1024;
     /** Bound of the shared UDP socket's user-space send queue. */
     public static final int UDP_HIGH_WATER = 8 * 1024 * 1024;
-    /** Largest datagram read (media is ≤ 1500 bytes; bigger ones are truncated and fail SRTP/STUN checks). */
-    static final int MAX_DATAGRAM = 2048;
-    /** Datagrams read per recvmmsg call. */
-    static final int RECV_BATCH = 32;
 
     private final EventLoopGroup group;
     private final EventLoopGroup acceptGroup;
@@ -76,13 +70,8 @@ public final class MediaIo implements AutoCloseable {
         boolean epoll = Epoll.isAvailable();
         Class<? extends DatagramChannel> dc = epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
         Class<? extends ServerSocketChannel> sc = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-        Bootstrap ub = new Bootstrap().group(group).channel(dc);
-        if (epoll) {
-            // recvmmsg: up to RECV_BATCH datagrams per system call instead of one (packets are slices of one buffer)
-            ub.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
-              .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM * RECV_BATCH));
-        }
-        udp = ub.option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
+        udp = new Bootstrap().group(group).channel(dc)
+                .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
                 // bound of what waits in user space when the kernel send buffer is full; past it packets drop
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(UDP_HIGH_WATER / 2, UDP_HIGH_WATER))
                 .handler(new UdpInbound())
