@@ -29,6 +29,7 @@ public final class SfuServer implements AutoCloseable {
         router = new Router(metrics, new EventPublisher(new ObjectMapper(), auth, config.podName()));
         router.setRembBitrate(config.rembBitrateBps());
         router.setLoopbackPeersOnly(config.loopbackPeersOnly());
+        router.setConsentTimeoutNanos(config.consentTimeoutMs() * 1_000_000L);
         router.start(config.bindAddress(), config.announcedAddress(), config.udpPort(), config.tcpPort());
         TicketVerifier tickets = new TicketVerifier(TicketKeys.parse(config.ticketPublicJwk()));
         final SfuRegistration[] reg = new SfuRegistration[1];

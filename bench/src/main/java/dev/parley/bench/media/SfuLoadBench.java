@@ -114,13 +114,15 @@ public final class SfuLoadBench {
             Thread.sleep(3000);                               // warm-up: keyframes, layer selection, JIT
             latency.getIntervalHistogram();
             long[] lossBefore = totals(subs);
-            double cpu0 = sfu.cpuSeconds();
+            double[] us0 = sfu.userSystemSeconds();
+            double cpu0 = us0[0] + us0[1];
             String m0 = ctl.metrics();
             long fwd0 = forwarded(m0);
             long[] hist0 = histogram(m0);
             long t0 = System.nanoTime();
             Thread.sleep(seconds * 1000L);
-            double cpu1 = sfu.cpuSeconds();
+            double[] us1 = sfu.userSystemSeconds();
+            double cpu1 = us1[0] + us1[1];
             String m1 = ctl.metrics();
             long fwd1 = forwarded(m1);
             long[] hist1 = histogram(m1);
@@ -135,13 +137,13 @@ public final class SfuLoadBench {
             double cores = (cpu1 - cpu0) / secs;
             long expected = lossAfter[0] - lossBefore[0], got = lossAfter[1] - lossBefore[1];
             double lossPct = expected <= 0 ? 0 : Math.max(0, 100.0 * (expected - got) / expected);
-            String line = String.format("%s %s n=%d: forwarded %.0f pkt/s, SFU CPU %.2f cores, %.0f pkt/s per core, "
+            String line = String.format("%s %s n=%d: forwarded %.0f pkt/s, SFU CPU %.2f cores (user %.2f, sys %.2f), %.0f pkt/s per core, "
                             + "SFU receipt-to-send p50 <= %s p99 <= %s, "
-                            + "client end-to-end p50 %.2f ms p99 %.2f ms max %.2f ms (%d samples), loss %.3f%%, transports %d",
-                    Instant.now(), mode, n, pps, cores, cores > 0 ? pps / cores : 0,
+                            + "client end-to-end p50 %.2f ms p99 %.2f ms max %.2f ms (%d samples), loss %.3f%%, transports %d, jar %s, load avg %s",
+                    Instant.now(), mode, n, pps, cores, (us1[0] - us0[0]) / secs, (us1[1] - us0[1]) / secs, cores > 0 ? pps / cores : 0,
                     bucketPercentile(hist0, hist1, 0.5), bucketPercentile(hist0, hist1, 0.99), h.getValueAtPercentile(50) / 1000.0,
                     h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0, h.getTotalCount(), lossPct,
-                    pubs.size() + subs.size());
+                    pubs.size() + subs.size(), jar.getFileName(), loadAverage());
             System.out.println(line);
             for (String l : m1.split("\n")) if (l.startsWith("parley_sfu_drops_total{")) System.out.println("  " + l);
             Files.createDirectories(Path.of("target"));
@@ -183,6 +185,14 @@ public final class SfuLoadBench {
             if (l.startsWith("parley_sfu_forward_latency_us_bucket")) r.add((long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)));
         }
         return r.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
     }
 
     /** Percentile over the measurement window from two cumulative histograms, as the bucket's upper bound. */

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /** Runs sfu-pod.jar as its own process (so its CPU time can be read from /proc/&lt;pid&gt;/stat) on loopback. */
@@ -14,8 +16,13 @@ final class SfuProcess implements AutoCloseable {
     SfuProcess(Path jar, String secret, String ticketJwk, String pod) throws IOException {
         internalPort = freePort();
         String java = ProcessHandle.current().info().command().orElse("java");   // the same JDK as the bench
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xms512m", "-Xmx1g", "-XX:+UseParallelGC",
-                "--enable-native-access=ALL-UNNAMED", "-jar", jar.toString());
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xms512m", "-Xmx1g", "-XX:+UseParallelGC",
+                "--enable-native-access=ALL-UNNAMED"));
+        // extra JVM options for the SFU, e.g. -XX:StartFlightRecording=... to profile it
+        String extra = System.getenv("PARLEY_BENCH_SFU_JVM_OPTS");
+        if (extra != null && !extra.isBlank()) cmd.addAll(List.of(extra.trim().split("\\s+")));
+        cmd.addAll(List.of("-jar", jar.toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
         Map<String, String> env = pb.environment();
         env.put("PARLEY_POD_NAME", pod);
         env.put("PARLEY_BIND_ADDRESS", "127.0.0.1");
@@ -35,10 +42,16 @@ final class SfuProcess implements AutoCloseable {
 
     /** utime + stime of the SFU process in seconds. */
     double cpuSeconds() throws IOException {
+        double[] us = userSystemSeconds();
+        return us[0] + us[1];
+    }
+
+    /** utime and stime (kernel: syscalls, loopback delivery to the receivers) of the SFU process in seconds. */
+    double[] userSystemSeconds() throws IOException {
         String stat = Files.readString(Path.of("/proc/" + process.pid() + "/stat"));
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         // after "pid (comm) ", field 3 is index 0: utime is field 14 → index 11, stime field 15 → index 12
-        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+        return new double[]{Long.parseLong(f[11]) / 100.0, Long.parseLong(f[12]) / 100.0};
     }
 
     private static int freePort() throws IOException {

@@ -9,11 +9,22 @@ import java.util.Map;
  * @param etcdEndpoints   empty: run without registering (tests, benchmarks)
  * @param testHooks       enables the test-only loss switch endpoint
  * @param loopbackPeersOnly answer ICE checks only from loopback addresses (tests and benchmarks on one machine)
+ * @param consentTimeoutMs a transport without a valid connectivity check for this long is closed (RFC 7675: 30 s)
  */
 public record SfuConfig(String podName, String region, String bindAddress, String announcedAddress,
                         int udpPort, int tcpPort, int internalPort, String internalSecret, String ticketPublicJwk,
                         String etcdEndpoints, long leaseTtlSeconds, boolean testHooks, long rembBitrateBps,
-                        boolean loopbackPeersOnly) {
+                        boolean loopbackPeersOnly, long consentTimeoutMs) {
+
+    /** Consent timeout: the RFC 7675 default of 30 s. */
+    public static final long DEFAULT_CONSENT_TIMEOUT_MS = 30_000;
+
+    public SfuConfig(String podName, String region, String bindAddress, String announcedAddress, int udpPort, int tcpPort,
+                     int internalPort, String internalSecret, String ticketPublicJwk, String etcdEndpoints,
+                     long leaseTtlSeconds, boolean testHooks, long rembBitrateBps, boolean loopbackPeersOnly) {
+        this(podName, region, bindAddress, announcedAddress, udpPort, tcpPort, internalPort, internalSecret, ticketPublicJwk,
+                etcdEndpoints, leaseTtlSeconds, testHooks, rembBitrateBps, loopbackPeersOnly, DEFAULT_CONSENT_TIMEOUT_MS);
+    }
 
     public static SfuConfig fromEnv(Map<String, String> env) {
         String bind = env.getOrDefault("PARLEY_BIND_ADDRESS", "127.0.0.1");
@@ -31,7 +42,8 @@ public record SfuConfig(String podName, String region, String bindAddress, Strin
                 Long.parseLong(env.getOrDefault("PARLEY_LEASE_TTL_SECONDS", "5")),
                 Boolean.parseBoolean(env.getOrDefault("PARLEY_SFU_TEST_HOOKS", "false")),
                 Long.parseLong(env.getOrDefault("PARLEY_SFU_REMB_BPS", "4000000")),
-                Boolean.parseBoolean(env.getOrDefault("PARLEY_SFU_LOOPBACK_PEERS_ONLY", "false")));
+                Boolean.parseBoolean(env.getOrDefault("PARLEY_SFU_LOOPBACK_PEERS_ONLY", "false")),
+                Long.parseLong(env.getOrDefault("PARLEY_SFU_CONSENT_TIMEOUT_MS", String.valueOf(DEFAULT_CONSENT_TIMEOUT_MS))));
     }
 
     private static String required(Map<String, String> env, String key) {

@@ -571,22 +571,8 @@ public final class Router implements PacketHandler, TransportListener {
     /** First packet on an unknown SSRC with the track's RTX payload type: which layer does it repair? */
     private Layer learnRtx(Participant p, byte[] b, int off, int len, int ssrc) {
         if (p.rtxLayersBySsrc.size() >= MAX_STREAMS_PER_PUBLISHER) return null;
-        int pt = RtpPacket.payloadType(b, off);
-        PublishedTrack tr = null;
-        if (p.midExtId > 0) {
-            String mid = HeaderExtensions.readString(b, off, len, p.midExtId);
-            if (mid != null) tr = p.tracksByMid.get(mid);
-        }
-        if (tr == null) tr = p.tracksByDeclaredSsrc.get(ssrc & 0xFFFFFFFFL);
-        if (tr == null || tr.rtxPayloadType == 0 || pt != tr.rtxPayloadType) return null;
-        Layer layer;
-        if (tr.layers.length > 1) {
-            String rid = p.repairedRidExtId > 0 ? HeaderExtensions.readString(b, off, len, p.repairedRidExtId) : null;
-            layer = rid == null ? null : tr.layer(rid);
-        } else {
-            layer = tr.layers[0];
-        }
-        if (layer == null) return null;
+        Layer layer = layerOf(p, b, off, len, ssrc, p.repairedRidExtId);
+        if (layer == null || layer.track.rtxPayloadType == 0 || RtpPacket.payloadType(b, off) != layer.track.rtxPayloadType) return null;
         if (layer.rtxSsrc != 0) p.rtxLayersBySsrc.remove(layer.rtxSsrc);
         layer.rtxSsrc = ssrc;
         p.rtxLayersBySsrc.put(ssrc, layer);
@@ -596,27 +582,31 @@ public final class Router implements PacketHandler, TransportListener {
     private Layer learn(Participant p, byte[] b, int off, int len, int ssrc) {
         if (p.layersBySsrc.size() >= MAX_STREAMS_PER_PUBLISHER) return null;
         if (p.repairedRidExtId > 0 && HeaderExtensions.find(b, off, len, p.repairedRidExtId) != HeaderExtensions.NOT_FOUND) return null;
+        Layer layer = layerOf(p, b, off, len, ssrc, p.ridExtId);
+        if (layer == null || RtpPacket.payloadType(b, off) != layer.track.payloadType) return null;
+        if (layer.ssrc != 0) p.layersBySsrc.remove(layer.ssrc);   // publisher restarted this stream
+        layer.ssrc = ssrc;
+        layer.seqInit = false;
+        p.layersBySsrc.put(ssrc, layer);
+        LOG.debug("learned ssrc {} → {} rid {}", ssrc & 0xFFFFFFFFL, layer.track.trackId, layer.rid);
+        return layer;
+    }
+
+    /**
+     * The layer a packet on a new SSRC belongs to: its track by the {@code mid} extension (else an SSRC declared in
+     * the offer), its simulcast layer by the rid in extension {@code ridExtId} (rid for media, repaired-rid for RTX).
+     */
+    private static Layer layerOf(Participant p, byte[] b, int off, int len, int ssrc, int ridExtId) {
         PublishedTrack tr = null;
         if (p.midExtId > 0) {
             String mid = HeaderExtensions.readString(b, off, len, p.midExtId);
             if (mid != null) tr = p.tracksByMid.get(mid);
         }
         if (tr == null) tr = p.tracksByDeclaredSsrc.get(ssrc & 0xFFFFFFFFL);
-        if (tr == null || RtpPacket.payloadType(b, off) != tr.payloadType) return null;
-        Layer layer;
-        if (tr.layers.length > 1) {
-            String rid = p.ridExtId > 0 ? HeaderExtensions.readString(b, off, len, p.ridExtId) : null;
-            layer = rid == null ? null : tr.layer(rid);
-        } else {
-            layer = tr.layers[0];
-        }
-        if (layer == null) return null;
-        if (layer.ssrc != 0) p.layersBySsrc.remove(layer.ssrc);   // publisher restarted this stream
-        layer.ssrc = ssrc;
-        layer.seqInit = false;
-        p.layersBySsrc.put(ssrc, layer);
-        LOG.debug("learned ssrc {} → {} rid {}", ssrc & 0xFFFFFFFFL, tr.trackId, layer.rid);
-        return layer;
+        if (tr == null) return null;
+        if (tr.layers.length == 1) return tr.layers[0];
+        String rid = ridExtId > 0 ? HeaderExtensions.readString(b, off, len, ridExtId) : null;
+        return rid == null ? null : tr.layer(rid);
     }
 
     /** VP8 keyframe header (RFC 6386 §9.1): 3-byte tag, start code 9d 01 2a, 14-bit width and height. */
@@ -852,7 +842,7 @@ public final class Router implements PacketHandler, TransportListener {
     private void tick() {
         try {
             long now = System.nanoTime();
-            for (WebRtcTransport t : new ArrayList<>(owners.keySet())) t.checkConsent(now);
+            for (WebRtcTransport t : new ArrayList<>(owners.keySet())) t.checkConsent(now, consentTimeoutNanos);
             for (Map.Entry<WebRtcTransport, Participant> e : owners.entrySet()) {
                 Participant p = e.getValue();
                 if (p.subscribe == e.getKey() && p.bwe != null) p.bwe.onTick(now / 1000);
@@ -987,6 +977,10 @@ public final class Router implements PacketHandler, TransportListener {
     public void setRembBitrate(long bps) { rembBitrateBps = bps; }
 
     private volatile boolean loopbackPeersOnly;
+    private volatile long consentTimeoutNanos = WebRtcTransport.CONSENT_TIMEOUT_NANOS;
+
+    /** RFC 7675 consent timeout (30 s); shorter only in tests. */
+    public void setConsentTimeoutNanos(long nanos) { consentTimeoutNanos = nanos > 0 ? nanos : WebRtcTransport.CONSENT_TIMEOUT_NANOS; }
 
     /** Only answer connectivity checks from loopback peers (everything in tests stays on 127.0.0.0/8). */
     public void setLoopbackPeersOnly(boolean v) { loopbackPeersOnly = v; }

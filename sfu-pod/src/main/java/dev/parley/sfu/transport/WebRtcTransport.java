@@ -177,10 +177,13 @@ public final class WebRtcTransport {
     }
 
     /** Consent freshness (media thread, periodic): true if the transport just expired. */
-    public boolean checkConsent(long now) {
+    public boolean checkConsent(long now) { return checkConsent(now, CONSENT_TIMEOUT_NANOS); }
+
+    /** Consent freshness with a configured timeout (tests shorten it). */
+    public boolean checkConsent(long now, long timeoutNanos) {
         if (state == State.CLOSED || state == State.FAILED) return false;
         long since = lastConsentNanos == 0 ? now - createdNanos : now - lastConsentNanos;
-        if (since > CONSENT_TIMEOUT_NANOS) {
+        if (since > timeoutNanos) {
             fail("consent expired");
             return true;
         }
