@@ -32,6 +32,8 @@ final class RelayPlatform implements AutoCloseable {
     static final Path TURN_JAR = Paths.get(System.getProperty("parley.e2e.turnJar",
         LocalPlatform.ROOT.resolve("turn-pod/target/turn-pod.jar").toString()));
     private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final int RELAY_PORT_MIN = 61000;
+    private static final int RELAY_PORT_MAX = 61999;
 
     private final String internalSecret = UUID.randomUUID().toString();
     private final String turnSecret = UUID.randomUUID().toString();
@@ -74,19 +76,20 @@ final class RelayPlatform implements AutoCloseable {
         env.put("PARLEY_MEDIA_UDP_PORT", Integer.toString(FreePorts.udp()));
         env.put("PARLEY_MEDIA_TCP_PORT", Integer.toString(FreePorts.tcp()));
         env.put("PARLEY_TICKET_PUBLIC_JWK", ticketKey.toPublicJWK().toJSONString());
-        sfu = PodProcess.start("sfu-relay-0", LocalPlatform.SFU_JAR, env);
         // one JVM at a time: on a small shared machine concurrent starts time out on etcd
-        sfu.awaitReady("http://127.0.0.1:" + sfuInternal + "/readyz", Duration.ofSeconds(60));
+        sfu = startReady("sfu-relay-0", LocalPlatform.SFU_JAR, env, "http://127.0.0.1:" + sfuInternal + "/readyz", 60);
 
         turnInternalPort = FreePorts.tcp();
         env = common("turn-relay-0", etcdEndpoints, turnInternalPort);
         env.put("PARLEY_TURN_PORT", "0"); // UDP and TCP on one free port; the registry entry carries it
         env.put("PARLEY_TURN_SECRETS", turnSecret);
         env.put("PARLEY_TURN_ALLOWED_PEERS", "127.0.0.1/32"); // where the SFU is
+        // Relay ports above the ephemeral range: TURN refuses peers on its own relay ports (no relay loops), and on
+        // one loopback address the SFU's free port could otherwise fall into the default range 49152-65535.
+        env.put("PARLEY_TURN_RELAY_PORTS", RELAY_PORT_MIN + "-" + RELAY_PORT_MAX);
         env.put("PARLEY_TURN_EVENT_LOOPS", "1");
         env.put("PARLEY_TURN_DRAIN_GRACE_SECONDS", "1"); // SIGTERM at the end: do not wait for allocations
-        turn = PodProcess.start("turn-relay-0", TURN_JAR, env);
-        turn.awaitReady("http://127.0.0.1:" + turnInternalPort + "/readyz", Duration.ofSeconds(60));
+        turn = startReady("turn-relay-0", TURN_JAR, env, "http://127.0.0.1:" + turnInternalPort + "/readyz", 60);
 
         int http = FreePorts.tcp();
         baseUrl = "http://localhost:" + http;
@@ -101,8 +104,29 @@ final class RelayPlatform implements AutoCloseable {
         env.put("PARLEY_TICKET_PRIVATE_JWK", ticketKey.toJSONString());
         env.put("PARLEY_LEASE_TTL_SECONDS", "5");
         env.put("PARLEY_TURN_SECRETS", turnSecret);
-        controller = PodProcess.start("controller-relay-0", LocalPlatform.CONTROLLER_JAR, env);
-        controller.awaitReady("http://127.0.0.1:" + http + "/health/readiness", Duration.ofSeconds(90));
+        controller = startReady("controller-relay-0", LocalPlatform.CONTROLLER_JAR, env,
+            "http://127.0.0.1:" + http + "/health/readiness", 90);
+    }
+
+    /**
+     * Starts a pod and waits until it is ready. A pod that exits while starting is started again, up to three times,
+     * as Kubernetes would restart it: on a loaded machine etcd sometimes answers the first lease grant too late and
+     * the pod gives up (by design: it must not run without its lease).
+     */
+    private static PodProcess startReady(String name, Path jar, Map<String, String> env, String readyUrl, int seconds)
+        throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            PodProcess p = PodProcess.start(name, jar, env);
+            try {
+                p.awaitReady(readyUrl, Duration.ofSeconds(seconds));
+                return p;
+            } catch (IllegalStateException e) {
+                boolean exited = !p.alive();
+                p.close();
+                if (!exited || attempt == 3) throw e;
+                System.out.println(name + " exited while starting (attempt " + attempt + "), starting it again");
+            }
+        }
     }
 
     private Map<String, String> common(String pod, String etcdEndpoints, int internalPort) {
@@ -140,6 +164,11 @@ final class RelayPlatform implements AutoCloseable {
             }
         }
         return 0;
+    }
+
+    /** True if {@code port} is one of the TURN pod's relay ports (a relayed transport address on 127.0.0.1). */
+    boolean isRelayPort(int port) {
+        return port >= RELAY_PORT_MIN && port <= RELAY_PORT_MAX;
     }
 
     String turnLogTail() {

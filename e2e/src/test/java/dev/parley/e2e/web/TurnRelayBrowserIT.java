@@ -4,6 +4,7 @@ import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
+import com.microsoft.playwright.PlaywrightException;
 import dev.parley.testsupport.browser.WebRtcStats;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,8 +27,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * credentials; the TURN pod relays to the SFU on loopback because loopback is in its peer allow list.
  *
  * <p>Shown: every selected candidate pair (publish and subscribe, both browsers) has a {@code relay} local
- * candidate, no non-relay local candidate exists, framesDecoded grows in both directions, and the TURN pod's own
- * counters show the allocations and the relayed packets. Skips (with the reason) when the jars are not built.
+ * candidate, every local candidate is a transport address on the TURN pod's relay ports (no host candidate exists),
+ * framesDecoded grows in both directions, and the TURN pod's own counters show the allocations and the relayed
+ * packets. Skips (with the reason) when the jars are not built.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TurnRelayBrowserIT {
@@ -88,19 +91,14 @@ class TurnRelayBrowserIT {
         guest.click("[data-testid=prejoin-join]");
         guest.waitForSelector("[data-testid=meeting]", new Page.WaitForSelectorOptions().setTimeout(30000));
 
+        // Polled, not sampled once: on a loaded machine the app may renegotiate (a new transport generation replaces
+        // its peer connections), and every check must then hold again on the new ones.
         for (Page p : List.of(host, guest)) {
-            awaitTrue(() -> framesDecoded(p) > 0, Duration.ofSeconds(60), "first decoded remote frame", p);
+            awaitTrue(() -> framesDecoded(p) > 0, Duration.ofSeconds(90), "first decoded remote frame", p);
         }
         for (Page p : List.of(host, guest)) {
-            long before = framesDecoded(p);
-            awaitTrue(() -> framesDecoded(p) > before + 10, Duration.ofSeconds(20), "framesDecoded grows", p);
-            for (String pc : List.of(PUB, SUB)) {
-                assertThat(WebRtcStats.selectedCandidate(p, pc)).as("selected local candidate of " + pc)
-                    .startsWith("relay/");
-                assertThat(WebRtcStats.ofType(p, pc, "local-candidate")).as("local candidates of " + pc)
-                    .isNotEmpty()
-                    .allSatisfy(c -> assertThat(c.get("candidateType")).isEqualTo("relay"));
-            }
+            awaitTrue(() -> decodesAndRelaysOnly(p), Duration.ofSeconds(60),
+                "framesDecoded grows with relay-only candidates on both peer connections", p);
         }
         // The relay that carried it is ours: two participants × (publish + subscribe) allocations, packets both ways.
         double allocations = platform.turnMetric("parley_turn_allocations");
@@ -109,10 +107,8 @@ class TurnRelayBrowserIT {
         assertThat(allocations).as("TURN allocations").isGreaterThanOrEqualTo(2);
         assertThat(up).as("packets relayed browser → SFU").isGreaterThan(100);
         assertThat(down).as("packets relayed SFU → browser").isGreaterThan(100);
-        System.out.printf("TurnRelayBrowserIT: selected %s / %s (host pub/sub), %s / %s (guest); framesDecoded host %d, guest %d;"
+        System.out.printf("TurnRelayBrowserIT: relay-only pairs decode (framesDecoded host %d, guest %d);"
                 + " TURN allocations %.0f, relayed packets up %.0f, down %.0f%n",
-            WebRtcStats.selectedCandidate(host, PUB), WebRtcStats.selectedCandidate(host, SUB),
-            WebRtcStats.selectedCandidate(guest, PUB), WebRtcStats.selectedCandidate(guest, SUB),
             framesDecoded(host), framesDecoded(guest), allocations, up, down);
     }
 
@@ -133,10 +129,51 @@ class TurnRelayBrowserIT {
         p.click("[data-testid=signin-submit]");
     }
 
-    /** Sum of framesDecoded on the page's subscribe connection (0 before it exists). */
+    /** Sum of framesDecoded on the page's subscribe connection (0 before it exists or while it is replaced). */
     private static long framesDecoded(Page p) {
-        Object ready = p.evaluate("() => !!window.parleyApp?.client?.media?.sub");
-        return Boolean.TRUE.equals(ready) ? WebRtcStats.framesDecoded(p, SUB) : 0;
+        try {
+            Object ready = p.evaluate("() => !!window.parleyApp?.client?.media?.sub");
+            return Boolean.TRUE.equals(ready) ? WebRtcStats.framesDecoded(p, SUB) : 0;
+        } catch (PlaywrightException e) { // the app replaced its peer connections between the two calls
+            return 0;
+        }
+    }
+
+    /**
+     * framesDecoded grows over 700 ms, and on both peer connections the selected pair's local candidate is a
+     * {@code relay} candidate and every local candidate is a transport address on the TURN pod's relay ports: relay
+     * candidates, or peer-reflexive ones Chrome learns when the SFU sees a request arrive from another of this
+     * browser's allocations. A host candidate would have a port outside that range.
+     */
+    private boolean decodesAndRelaysOnly(Page p) {
+        try {
+            long before = framesDecoded(p);
+            Thread.sleep(700);
+            if (framesDecoded(p) <= before) return false;
+            for (String pc : List.of(PUB, SUB)) {
+                Object r = p.evaluate("async () => { const pc = " + pc + "; const r = await pc.getStats(); let pairId = null;"
+                    + " r.forEach(s => { if (s.type === 'transport' && s.selectedCandidatePairId) pairId = s.selectedCandidatePairId; });"
+                    + " const pair = pairId ? r.get(pairId) : null; const sel = pair ? r.get(pair.localCandidateId) : null;"
+                    + " const locals = []; r.forEach(s => { if (s.type === 'local-candidate') locals.push(s.candidateType + ':' + s.port); });"
+                    + " return { selected: sel ? sel.candidateType : null, locals }; }");
+                if (!(r instanceof Map<?, ?> m) || !"relay".equals(m.get("selected"))
+                    || !(m.get("locals") instanceof List<?> locals) || locals.isEmpty()) {
+                    return false;
+                }
+                for (Object local : locals) {
+                    int port = Integer.parseInt(String.valueOf(local).substring(String.valueOf(local).indexOf(':') + 1));
+                    if (!platform.isRelayPort(port)) {
+                        throw new AssertionError(pc + " has a local candidate that is not on the TURN relay: " + locals);
+                    }
+                }
+            }
+            return true;
+        } catch (PlaywrightException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private void awaitTrue(BooleanSupplier cond, Duration timeout, String what, Page p) throws Exception {
