@@ -52,10 +52,17 @@ public final class TestSockets implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        for (AutoCloseable c : open) {
-            c.close();
+    public void close() throws IOException {
+        try {
+            for (AutoCloseable c : open) {
+                c.close();
+            }
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) { // nothing tracked here throws anything else
+            throw new IOException(e);
+        } finally {
+            open.clear();
         }
-        open.clear();
     }
 }
