@@ -6,7 +6,11 @@ import dev.parley.recorder.media.TrackSourceFactory;
 import dev.parley.recorder.state.HttpJobStateReporter;
 import dev.parley.recorder.state.JobStateReporter;
 import dev.parley.recorder.state.LoggingJobStateReporter;
+import dev.parley.recorder.sfu.ControllerSubscribeBroker;
+import dev.parley.recorder.sfu.SfuTrackSources;
+import java.net.InetAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,6 +19,14 @@ public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
 
     private Main() {
+    }
+
+    private static InetAddress mediaAddress(String host) {
+        try {
+            return InetAddress.getByName(host);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("PARLEY_RECORDER_MEDIA_ADDRESS: unknown host " + host, e);
+        }
     }
 
     public static void main(String[] args) {
@@ -29,10 +41,15 @@ public final class Main {
         TrackSourceFactory sources = switch (cfg.source()) {
             case "rtp-loopback" -> new LoopbackTrackSources(cfg.rtpTracks());
             case "sfu" -> {
-                LOG.error("PARLEY_RECORDER_SOURCE=sfu is not implemented yet: it needs media-core's DTLS client"
-                        + " role and the SFU's subscribe API");
-                System.exit(2);
-                yield null;
+                if (cfg.controllerInternalUrl() == null || cfg.controllerInternalUrl().isBlank()) {
+                    LOG.error("PARLEY_RECORDER_SOURCE=sfu needs PARLEY_CONTROLLER_INTERNAL_URL (the controller grants"
+                            + " the subscription)");
+                    System.exit(2);
+                    yield null;
+                }
+                yield new SfuTrackSources(new ControllerSubscribeBroker(URI.create(cfg.controllerInternalUrl()),
+                        cfg.internalSecret(), cfg.jobId(), cfg.generation()), mediaAddress(cfg.mediaAddress()),
+                        cfg.sfuSlots(), cfg.segmentSeconds());
             }
             default -> {
                 LOG.error("PARLEY_RECORDER_SOURCE must be rtp-loopback or sfu, got {}", cfg.source());
@@ -50,6 +67,10 @@ public final class Main {
             }
         };
         RecordingRun run = new RecordingRun(cfg, sources, reporter);
+        if (http != null) {
+            // the controller's answer to a report carries stop_requested: a stop reaches us within one segment
+            http.onStopRequested(() -> run.requestStop("stop requested by the controller"));
+        }
         Thread hook = new Thread(() -> {
             run.requestStop("SIGTERM");
             try {

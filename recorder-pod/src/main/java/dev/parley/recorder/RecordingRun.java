@@ -24,6 +24,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
@@ -105,6 +107,7 @@ public final class RecordingRun {
         admin = new AdminServer(cfg.bindAddress(), cfg.internalPort(), metrics, () -> ready,
                 () -> manifest == null || manifest.snapshot() == null ? null : ManifestCodec.encode(manifest.snapshot()),
                 this::requestStop, cfg.internalSecret());
+        admin.postAction("/resubscribe", sources::resubscribe, cfg.internalSecret());
         LOG.info("internal port {}", admin.port());
         try (Client etcd = Client.builder().endpoints(cfg.etcdEndpoints().toArray(String[]::new)).build();
              RunnerLease lease = new RunnerLease(etcd, cfg.jobId(), cfg.generation(), cfg.podName(),
@@ -140,26 +143,12 @@ public final class RecordingRun {
         SegmentUploader uploader = new SegmentUploader(store, ms, cfg.jobId(), cfg.generation(), cfg.bufferBytes(),
                 metrics, RecordingRun::now, 250, 4000, () -> requestStop("fenced by a newer generation"));
         uploader.start();
-        List<TrackSource> opened = sources.open();
-        List<TrackPipeline> pipelines = new ArrayList<>();
+        Map<String, TrackPipeline> pipelines = new LinkedHashMap<>();
         Consumer<dev.parley.recorder.segment.ClosedSegment> sink = uploader::submit;
-        for (TrackSource src : opened) {
-            TrackPipeline p = new TrackPipeline(src.track(), spool.resolve(src.track().trackId()), cfg.segmentSeconds(),
-                    cfg.ffmpeg(), metrics, sink);
-            pipelines.add(p);
-        }
-        if (!update(ms, m -> {
-            for (TrackSource src : opened) {
-                m.tracks.put(src.track().trackId(), new Manifest.TrackInfo(src.track().trackId(),
-                        src.track().kindName(), src.track().codec()));
-            }
-        })) {
-            pipelines.forEach(TrackPipeline::close);
+        if (!addSources(ms, pipelines, sources.open(), sink)) {
+            pipelines.values().forEach(TrackPipeline::close);
+            sources.close();
             return EXIT_SUPERSEDED;
-        }
-        for (int i = 0; i < pipelines.size(); i++) {
-            pipelines.get(i).start();
-            pipelines.get(i).addSource(opened.get(i));
         }
         ready = true;
         boolean recordingReported = false;
@@ -168,11 +157,23 @@ public final class RecordingRun {
             if (lease.isLost() || uploader.fenced()) {
                 break;
             }
-            if (!recordingReported && pipelines.stream().anyMatch(TrackPipeline::receivedMedia)) {
+            if (!addSources(ms, pipelines, sources.poll(), sink)) {
+                break;
+            }
+            for (TrackSource gone : sources.retired()) {
+                TrackPipeline p = pipelines.get(gone.track().trackId());
+                if (p != null) {
+                    p.removeSource(gone);
+                }
+            }
+            if (sources.failure() != null) {
+                requestStop("media source failed: " + sources.failure());
+            }
+            if (!recordingReported && pipelines.values().stream().anyMatch(TrackPipeline::receivedMedia)) {
                 recordingReported = update(ms, m -> m.state = JobState.RECORDING);
             }
             if (idleNanos > 0 && recordingReported) {
-                long last = pipelines.stream().mapToLong(TrackPipeline::lastPacketNanos).max().orElse(0);
+                long last = pipelines.values().stream().mapToLong(TrackPipeline::lastPacketNanos).max().orElse(0);
                 if (last > 0 && System.nanoTime() - last > idleNanos) {
                     requestStop("meeting ended: no media for " + cfg.stopWhenIdleSeconds() + " s");
                 }
@@ -180,18 +181,19 @@ public final class RecordingRun {
             stopRequested.await(200, java.util.concurrent.TimeUnit.MILLISECONDS);
         }
         ready = false;
+        sources.close();
         if (lease.isLost() || uploader.fenced()) {
             LOG.warn("generation {} lost the job: stopping without finalizing", cfg.generation());
-            pipelines.forEach(TrackPipeline::close);
+            pipelines.values().forEach(TrackPipeline::close);
             uploader.close();
             return EXIT_SUPERSEDED;
         }
         if (!update(ms, m -> m.state = JobState.FINALIZING)) {
-            pipelines.forEach(TrackPipeline::close);
+            pipelines.values().forEach(TrackPipeline::close);
             uploader.close();
             return EXIT_SUPERSEDED;
         }
-        for (TrackPipeline p : pipelines) {
+        for (TrackPipeline p : pipelines.values()) {
             p.stop(30_000);
         }
         List<Manifest.TimeRange> notUploaded = uploader.drain(System.currentTimeMillis()
@@ -225,6 +227,43 @@ public final class RecordingRun {
                 outcome.missing().isEmpty() ? "" : " missing " + outcome.missing());
         deleteTree(spool);
         return EXIT_DONE;
+    }
+
+    /**
+     * New sources: a new track id gets a pipeline (announced in the manifest first), a known one gets a second
+     * leg (SFU drain). False if this generation was superseded.
+     */
+    private boolean addSources(ManifestStore ms, Map<String, TrackPipeline> pipelines, List<TrackSource> added,
+                               Consumer<dev.parley.recorder.segment.ClosedSegment> sink) throws InterruptedException {
+        List<TrackSource> newTracks = new ArrayList<>();
+        for (TrackSource src : added) {
+            if (!pipelines.containsKey(src.track().trackId())) {
+                newTracks.add(src);
+            }
+        }
+        if (!newTracks.isEmpty() && !update(ms, m -> {
+            for (TrackSource src : newTracks) {
+                m.tracks.put(src.track().trackId(), new Manifest.TrackInfo(src.track().trackId(),
+                        src.track().kindName(), src.track().codec()));
+            }
+        })) {
+            added.forEach(TrackSource::close);
+            return false;
+        }
+        for (TrackSource src : added) {
+            TrackPipeline p = pipelines.get(src.track().trackId());
+            if (p == null) {
+                p = new TrackPipeline(src.track(), cfg.spoolDir().resolve(src.track().trackId()), cfg.segmentSeconds(),
+                        cfg.ffmpeg(), metrics, sink);
+                pipelines.put(src.track().trackId(), p);
+                p.start();
+                LOG.info("recording track {} ({})", src.track().trackId(), src.track().codec());
+            } else {
+                LOG.info("track {}: new leg", src.track().trackId());
+            }
+            p.addSource(src);
+        }
+        return true;
     }
 
     /**

@@ -31,7 +31,9 @@ public record RecorderConfig(
         int tileWidth,
         int tileHeight,
         String ffmpeg,
-        String ffprobe) {
+        String ffprobe,
+        int sfuSlots,
+        String mediaAddress) {
 
     public static RecorderConfig fromEnv(Map<String, String> env) {
         String job = required(env, "PARLEY_RECORDING_JOB_ID");
@@ -76,7 +78,17 @@ public record RecorderConfig(
                 Long.parseLong(env.getOrDefault("PARLEY_RECORDER_DRAIN_TIMEOUT_SECONDS", "120")),
                 Integer.parseInt(wh[0]), Integer.parseInt(wh[1]),
                 env.getOrDefault("PARLEY_FFMPEG", "ffmpeg"),
-                env.getOrDefault("PARLEY_FFPROBE", "ffprobe"));
+                env.getOrDefault("PARLEY_FFPROBE", "ffprobe"),
+                boundedInt(env, "PARLEY_RECORDER_SFU_SLOTS", 4, 1, 16),
+                env.getOrDefault("PARLEY_RECORDER_MEDIA_ADDRESS", env.getOrDefault("PARLEY_BIND_ADDRESS", "127.0.0.1")));
+    }
+
+    private static int boundedInt(Map<String, String> env, String name, int def, int min, int max) {
+        int v = Integer.parseInt(env.getOrDefault(name, Integer.toString(def)));
+        if (v < min || v > max) {
+            throw new IllegalArgumentException(name + " must be within " + min + ".." + max);
+        }
+        return v;
     }
 
     private static String required(Map<String, String> env, String name) {
@@ -94,7 +106,8 @@ public record RecorderConfig(
                 + (internalSecret == null ? "unset" : "set") + " internal=" + bindAddress + ":" + internalPort
                 + " segmentSeconds=" + segmentSeconds + " spool=" + spoolDir + " bufferBytes=" + bufferBytes
                 + " source=" + source + " tracks=" + rtpTracks + " stopWhenIdleSeconds=" + stopWhenIdleSeconds
-                + " drainTimeoutSeconds=" + drainTimeoutSeconds + " tile=" + tileWidth + "x" + tileHeight;
+                + " drainTimeoutSeconds=" + drainTimeoutSeconds + " tile=" + tileWidth + "x" + tileHeight
+                + " sfuSlots=" + sfuSlots + " media=" + mediaAddress;
     }
 
     @Override

@@ -52,6 +52,28 @@ public final class AdminServer implements AutoCloseable {
         server.start();
     }
 
+    /**
+     * Another authenticated {@code POST} action (e.g. {@code /resubscribe}); {@code action} answers whether it
+     * applies (202) or not (409).
+     */
+    public void postAction(String path, java.util.function.BooleanSupplier action, String secret) {
+        server.createContext(path, ex -> {
+            if (!"POST".equals(ex.getRequestMethod())) {
+                problem(ex, 405, "use POST");
+                return;
+            }
+            if (secret != null && !authorized(ex, secret)) {
+                problem(ex, 401, "missing or wrong bearer secret");
+                return;
+            }
+            if (action.getAsBoolean()) {
+                send(ex, 202, "application/json", "{\"accepted\":true}");
+            } else {
+                problem(ex, 409, "not applicable to this recorder's media source");
+            }
+        });
+    }
+
     public int port() {
         return server.getAddress().getPort();
     }

@@ -28,6 +28,9 @@ public final class TrackPipeline implements AutoCloseable {
     private final TrackSpec spec;
     private final SegmentMuxer muxer;
     private final RtpStitcher stitcher;
+    /** Legs with different delays (drain) and networks reorder: wait up to 150 ms for a hole to fill. */
+    private final ReorderBuffer reorder = new ReorderBuffer(256, 150_000_000L);
+    private final ReorderBuffer.Out inOrder = this::inOrder;
     private final Depacketizer depacketizer;
     private final List<Leg> legs = new CopyOnWriteArrayList<>();
     private final LongAdder received;
@@ -116,8 +119,10 @@ public final class TrackPipeline implements AutoCloseable {
                     legs.remove(leg);
                 }
             }
+            reorder.tick(System.nanoTime(), inOrder);
             if (!any) {
                 if (stopping) {
+                    reorder.flush(inOrder);
                     break;
                 }
                 LockSupport.parkNanos(1_000_000);
@@ -137,6 +142,10 @@ public final class TrackPipeline implements AutoCloseable {
         if (!stitcher.accept(leg, pkt, 0, len, now)) {
             return;
         }
+        reorder.push(pkt, len, now, inOrder);
+    }
+
+    private void inOrder(byte[] pkt, int len) {
         int seq = RtpHeader.seq(pkt, 0);
         if (lastOutSeq >= 0) {
             int gap = ((seq - lastOutSeq) & 0xFFFF) - 1;

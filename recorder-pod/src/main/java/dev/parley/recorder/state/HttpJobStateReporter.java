@@ -26,10 +26,16 @@ public final class HttpJobStateReporter implements JobStateReporter {
     private final URI base;
     private final String secret;
     private volatile CompletableFuture<?> last = CompletableFuture.completedFuture(null);
+    private volatile Runnable onStopRequested = () -> { };
 
     public HttpJobStateReporter(URI base, String secret) {
         this.base = base;
         this.secret = secret;
+    }
+
+    /** Called when the controller's answer says a stop was requested (stop_recording, meeting end). */
+    public void onStopRequested(Runnable r) {
+        this.onStopRequested = r;
     }
 
     @Override
@@ -62,8 +68,11 @@ public final class HttpJobStateReporter implements JobStateReporter {
     }
 
     private CompletableFuture<Void> send(HttpRequest request, int attempt) {
-        return http.sendAsync(request, HttpResponse.BodyHandlers.discarding()).handle((r, e) -> {
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((r, e) -> {
             if (e == null && r.statusCode() / 100 == 2) {
+                if (stopRequested(r.body())) {
+                    onStopRequested.run();
+                }
                 return CompletableFuture.<Void>completedFuture(null);
             }
             String why = e != null ? e.toString() : "HTTP " + r.statusCode();
@@ -75,6 +84,14 @@ public final class HttpJobStateReporter implements JobStateReporter {
                     CompletableFuture.delayedExecutor(500L << attempt, TimeUnit.MILLISECONDS))
                     .thenCompose(x -> send(request, attempt + 1));
         }).thenCompose(f -> f);
+    }
+
+    private static boolean stopRequested(String body) {
+        try {
+            return body != null && !body.isBlank() && ManifestCodec.JSON.readTree(body).path("stop_requested").asBoolean(false);
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** Waits (bounded) for queued reports, e.g. before the process exits. */

@@ -61,4 +61,38 @@ class HttpJobStateReporterTest {
         assertThat(last.get("missing_ranges").get(0).get("to_offset_ms").asLong()).isEqualTo(5000);
         assertThat(last.get("manifest_key").asText()).isEqualTo("job-7/manifest/00000000000000000002.json");
     }
+
+    @Test
+    void theControllersStopRequestedAnswerStopsTheRecorder() throws Exception {
+        int[] calls = {0};
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
+        server.createContext("/", ex -> {
+            ex.getRequestBody().readAllBytes();
+            byte[] answer = ("{\"applied\":true,\"stop_requested\":" + (calls[0]++ > 0) + "}").getBytes();
+            ex.getResponseHeaders().set("Content-Type", "application/json");
+            ex.sendResponseHeaders(200, answer.length);
+            ex.getResponseBody().write(answer);
+            ex.close();
+        });
+        server.start();
+        List<String> stops = new CopyOnWriteArrayList<>();
+        try {
+            HttpJobStateReporter r = new HttpJobStateReporter(
+                    URI.create("http://127.0.0.1:" + server.getAddress().getPort()), "s3cret");
+            r.onStopRequested(() -> stops.add("stop"));
+            Manifest m = new Manifest();
+            m.jobId = "job-8";
+            m.generation = 1;
+            m.pod = "recorder-0";
+            m.state = JobState.RECORDING;
+            r.report(m.copy());
+            r.flush(15_000);
+            assertThat(stops).isEmpty();
+            r.report(m.copy());
+            r.flush(15_000);
+        } finally {
+            server.stop(0);
+        }
+        assertThat(stops).containsExactly("stop");
+    }
 }

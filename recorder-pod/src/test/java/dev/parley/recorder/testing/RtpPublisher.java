@@ -36,7 +36,7 @@ public final class RtpPublisher implements AutoCloseable {
         int in = 0;
         if (videoPort > 0) {
             cmd.addAll(List.of("-map", in++ + ":v", "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8",
-                    "-b:v", "250k", "-g", "15", "-f", "rtp", "-payload_type", "96", "rtp://127.0.0.1:" + videoPort));
+                    "-b:v", "250k", "-g", "15", "-f", "rtp", "-pkt_size", "1200", "-payload_type", "96", "rtp://127.0.0.1:" + videoPort));
         }
         if (audioPort > 0) {
             cmd.addAll(List.of("-map", in + ":a", "-c:a", "libopus", "-b:a", "32k", "-f", "rtp",

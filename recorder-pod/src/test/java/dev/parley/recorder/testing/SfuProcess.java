@@ -1,0 +1,105 @@
+package dev.parley.recorder.testing;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real SFU ({@code dev.parley.sfu.Main} from sfu-pod, a test dependency) as its own process on loopback,
+ * without etcd: its internal API is driven by {@link SfuControlPlane}.
+ */
+public final class SfuProcess implements AutoCloseable {
+    private final Process process;
+    private final int internalPort;
+    private final String pod;
+
+    private SfuProcess(Process process, int internalPort, String pod) {
+        this.process = process;
+        this.internalPort = internalPort;
+        this.pod = pod;
+    }
+
+    public static SfuProcess start(String pod, String secret, String ticketPublicJwk, Path log) throws Exception {
+        int port = freeTcpPort();
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                "dev.parley.sfu.Main")).redirectErrorStream(true).redirectOutput(log.toFile());
+        var env = pb.environment();
+        env.put("PARLEY_POD_NAME", pod);
+        env.put("PARLEY_BIND_ADDRESS", "127.0.0.1");
+        env.put("PARLEY_MEDIA_UDP_PORT", "0");
+        env.put("PARLEY_MEDIA_TCP_PORT", "0");
+        env.put("PARLEY_INTERNAL_PORT", Integer.toString(port));
+        env.put("PARLEY_INTERNAL_SECRET", secret);
+        env.put("PARLEY_TICKET_PUBLIC_JWK", ticketPublicJwk);
+        env.put("PARLEY_SFU_LOOPBACK_PEERS_ONLY", "true");
+        env.remove("PARLEY_ETCD_ENDPOINTS");
+        SfuProcess sfu = new SfuProcess(pb.start(), port, pod);
+        sfu.awaitHealthy(60);
+        return sfu;
+    }
+
+    public String pod() {
+        return pod;
+    }
+
+    public String internalUrl() {
+        return "http://127.0.0.1:" + internalPort;
+    }
+
+    public String metrics() throws IOException, InterruptedException {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(internalUrl() + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** One Prometheus sample (the first line starting with {@code series}), 0 if absent. */
+    public double metric(String series) throws IOException, InterruptedException {
+        for (String line : metrics().split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1).trim());
+            }
+        }
+        return 0;
+    }
+
+    private void awaitHealthy(int seconds) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("SFU exited with " + process.exitValue());
+            }
+            try {
+                if (http.send(HttpRequest.newBuilder(URI.create(internalUrl() + "/healthz")).build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("SFU not healthy within " + seconds + " s");
+    }
+
+    private static int freeTcpPort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+        }
+    }
+}
