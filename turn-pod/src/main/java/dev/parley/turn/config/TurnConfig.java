@@ -99,7 +99,7 @@ public record TurnConfig(
                 etcd.isBlank() ? List.of() : List.of(etcd.split(",")),
                 intEnv(env, "PARLEY_LEASE_TTL_SECONDS", 5),
                 intEnv(env, "PARLEY_TURN_MAX_ALLOCATIONS", 10_000),
-                intEnv(env, "PARLEY_TURN_MAX_ALLOCATIONS_PER_USER", 8),
+                intEnv(env, "PARLEY_TURN_MAX_ALLOCATIONS_PER_USER", 24),
                 Long.parseLong(env.getOrDefault("PARLEY_TURN_MAX_BPS_PER_ALLOCATION", "20000000")),
                 intEnv(env, "PARLEY_TURN_EVENT_LOOPS", defaultEventLoops(Runtime.getRuntime().availableProcessors())),
                 Duration.ofSeconds(intEnv(env, "PARLEY_TURN_DRAIN_GRACE_SECONDS", 3600)),

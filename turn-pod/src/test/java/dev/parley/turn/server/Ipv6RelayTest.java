@@ -6,6 +6,7 @@ import dev.parley.media.stun.StunMessage;
 import dev.parley.media.stun.StunMethod;
 import dev.parley.platform.turn.TurnCredential;
 import dev.parley.turn.metrics.TurnMetrics;
+import dev.parley.turn.support.TestSockets;
 import dev.parley.turn.support.TestTurnClient;
 import dev.parley.turn.support.TurnFixture;
 import io.netty.buffer.Unpooled;
@@ -18,10 +19,12 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import static dev.parley.turn.support.TestSockets.bytes;
+import static dev.parley.turn.support.TestSockets.receive;
+import static dev.parley.turn.support.TestSockets.receivePacket;
 import static dev.parley.turn.support.TurnFixture.SECRET;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class Ipv6RelayTest {
     private static final byte[] V6 = {0x02, 0, 0, 0}; // family, then 3 reserved bytes
-    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final TestSockets sockets = new TestSockets();
     private TurnServer server;
 
     private InetSocketAddress start(Map<String, String> overrides) throws Exception {
@@ -46,25 +49,18 @@ class Ipv6RelayTest {
 
     @AfterEach
     void stop() throws Exception {
-        for (AutoCloseable c : closeables) {
-            c.close();
-        }
+        sockets.close();
         if (server != null) {
             server.stop();
         }
     }
 
     private TestTurnClient client(InetSocketAddress addr) throws Exception {
-        TestTurnClient c = TestTurnClient.udp(addr);
-        closeables.add(c);
-        return c;
+        return sockets.udpClient(addr);
     }
 
     private DatagramSocket peer(String ip) throws Exception {
-        DatagramSocket s = new DatagramSocket(new InetSocketAddress(ip, 0));
-        s.setSoTimeout(1500);
-        closeables.add(s);
-        return s;
+        return sockets.peer(ip);
     }
 
     private static TurnCredential cred(String participant) {
@@ -93,7 +89,7 @@ class Ipv6RelayTest {
         InetAddress peerIp = InetAddress.getByName("::1");
         assertThat(c.createPermission(peerIp).messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
         c.sendIndication(ip("::1"), peer.getLocalPort(), bytes("six out"));
-        DatagramPacket got = receive(peer);
+        DatagramPacket got = receivePacket(peer);
         assertThat(text(got)).isEqualTo("six out");
         assertThat(got.getSocketAddress()).isEqualTo(relayed);
 
@@ -105,7 +101,7 @@ class Ipv6RelayTest {
 
         assertThat(c.channelBind(0x4002, ip("::1"), peer.getLocalPort()).messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
         c.sendChannelData(0x4002, bytes("six channel"));
-        assertThat(text(receive(peer))).isEqualTo("six channel");
+        assertThat(receive(peer)).isEqualTo("six channel");
         peer.send(new DatagramPacket(bytes("six back"), 8, relayed));
         byte[] frame = c.receive(1500);
         assertThat(((frame[0] & 0xFF) << 8) | (frame[1] & 0xFF)).isEqualTo(0x4002);
@@ -136,8 +132,8 @@ class Ipv6RelayTest {
         assertThat(four.channelBind(0x4001, ip("::1"), peer6.getLocalPort()).errorCode()).isEqualTo(443);
         four.sendIndication(ip("::1"), peer6.getLocalPort(), bytes("wrong family"));
 
-        assertThat(receive(peer4)).as("nothing relayed to the IPv4 peer").isNull();
-        assertThat(receive(peer6)).as("nothing relayed to the IPv6 peer").isNull();
+        assertThat(receivePacket(peer4)).as("nothing relayed to the IPv4 peer").isNull();
+        assertThat(receivePacket(peer6)).as("nothing relayed to the IPv6 peer").isNull();
     }
 
     @Test
@@ -160,21 +156,7 @@ class Ipv6RelayTest {
         assertThat(server.table().size()).isZero();
     }
 
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
     private static String text(DatagramPacket p) {
         return p == null ? null : new String(p.getData(), 0, p.getLength(), StandardCharsets.UTF_8);
-    }
-
-    private static DatagramPacket receive(DatagramSocket s) throws Exception {
-        DatagramPacket p = new DatagramPacket(new byte[2048], 2048);
-        try {
-            s.receive(p);
-            return p;
-        } catch (java.net.SocketTimeoutException e) {
-            return null;
-        }
     }
 }

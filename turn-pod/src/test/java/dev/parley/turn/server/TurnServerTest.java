@@ -13,6 +13,7 @@ import dev.parley.turn.metrics.TurnMetrics;
 import dev.parley.turn.metrics.TurnMetrics.AuthFailure;
 import dev.parley.turn.metrics.TurnMetrics.PeerPath;
 import dev.parley.turn.peer.PeerPolicyTest;
+import dev.parley.turn.support.TestSockets;
 import dev.parley.turn.support.TestTurnClient;
 import dev.parley.turn.support.TurnFixture;
 import io.netty.buffer.Unpooled;
@@ -32,6 +33,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static dev.parley.turn.support.TestSockets.bytes;
+import static dev.parley.turn.support.TestSockets.receive;
+import static dev.parley.turn.support.TestSockets.receivePacket;
 import static dev.parley.turn.support.TurnFixture.SECRET;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -39,7 +43,7 @@ import static org.awaitility.Awaitility.await;
 /** The relay end to end over real loopback sockets, driven by a client built on the codec (not on the server). */
 class TurnServerTest {
     private final AtomicLong clock = new AtomicLong(System.currentTimeMillis());
-    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final TestSockets sockets = new TestSockets();
     private TurnServer server;
     private TurnMetrics metrics;
 
@@ -71,23 +75,16 @@ class TurnServerTest {
     }
 
     private TestTurnClient udpClient(InetSocketAddress addr) throws Exception {
-        TestTurnClient c = TestTurnClient.udp(addr);
-        closeables.add(c);
-        return c;
+        return sockets.udpClient(addr);
     }
 
     private DatagramSocket peer(String ip) throws Exception {
-        DatagramSocket s = new DatagramSocket(new InetSocketAddress(ip, 0));
-        s.setSoTimeout(1500);
-        closeables.add(s);
-        return s;
+        return sockets.peer(ip);
     }
 
     @AfterEach
     void stop() throws Exception {
-        for (AutoCloseable c : closeables) {
-            c.close();
-        }
+        sockets.close();
         if (server != null) {
             server.stop();
         }
@@ -162,7 +159,7 @@ class TurnServerTest {
     void tcpClientRelaysChannelData() throws Exception {
         InetSocketAddress addr = start(Map.of());
         TestTurnClient c = TestTurnClient.tcp(addr);
-        closeables.add(c);
+        sockets.track(c);
         TurnCredential cred = cred("bob");
         StunMessage ok = c.allocate(cred.username(), cred.password());
         assertThat(ok.messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
@@ -464,24 +461,5 @@ class TurnServerTest {
         c.sendRaw(Arrays.copyOf(c.request(StunMethod.ALLOCATE, TestTurnClient.txid(), false, w -> { }), 30));
         await().atMost(Duration.ofSeconds(2)).until(() -> metrics.malformedPackets.sum() + metrics.droppedNoPermission.sum() >= 3);
         assertThat(c.transact(c.request(StunMethod.BINDING, TestTurnClient.txid(), false, w -> { }))).isNotNull();
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static DatagramPacket receivePacket(DatagramSocket s) throws Exception {
-        DatagramPacket p = new DatagramPacket(new byte[2048], 2048);
-        s.receive(p);
-        return p;
-    }
-
-    private static String receive(DatagramSocket s) throws Exception {
-        try {
-            DatagramPacket p = receivePacket(s);
-            return new String(p.getData(), 0, p.getLength(), StandardCharsets.UTF_8);
-        } catch (java.net.SocketTimeoutException e) {
-            return null;
-        }
     }
 }
