@@ -70,6 +70,8 @@ public final class Main {
         if (http != null) {
             // the controller's answer to a report carries stop_requested: a stop reaches us within one segment
             http.onStopRequested(() -> run.requestStop("stop requested by the controller"));
+            // ...and whether our SFU drains: re-subscribe (make-before-break) while it still forwards
+            http.onResubscribe(sources::resubscribe);
         }
         Thread hook = new Thread(() -> {
             run.requestStop("SIGTERM");
