@@ -24,9 +24,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,43 +35,35 @@ import org.junit.jupiter.api.io.TempDir;
  * toward the SFU (tickets, grants, renewals) with platform-core's types.
  */
 class SfuRecordingIT {
-    static final int SECONDS = Integer.getInteger("parley.recorder.sfu.seconds", 10);
+    static final int SECONDS = Integer.getInteger("parley.recorder.sfu.seconds", 8);
     static final int SEGMENT = 2;
 
     @TempDir
     static Path tmp;
     static EtcdCluster etcd;
     static S3Proxy s3;
-    SfuControlPlane control;
-    SfuProcess sfu;
+    static SfuControlPlane control;
+    static SfuProcess sfu;
 
     @BeforeAll
     static void up() throws Exception {
         etcd = EtcdCluster.start(1);
         s3 = S3Proxy.start("recordings");
-    }
-
-    @AfterAll
-    static void down() throws Exception {
-        s3.close();
-        etcd.close();
-    }
-
-    @BeforeEach
-    void sfu() throws Exception {
         control = new SfuControlPlane(UUID.randomUUID().toString(), 7);
         sfu = SfuProcess.start("sfu-a", SfuControlPlane.SECRET, control.ticketPublicJwk(), tmp.resolve("sfu-a.log"));
         control.placeMeetingOn(sfu);
     }
 
-    @AfterEach
-    void stopSfu() throws Exception {
+    @AfterAll
+    static void down() throws Exception {
         control.close();
         sfu.close();
+        s3.close();
+        etcd.close();
     }
 
-    private RecorderConfig config(String job) {
-        var env = RecorderEnv.of(etcd, s3, job, 1, "", tmp.resolve("spool"), SEGMENT);
+    static RecorderConfig config(String job) {
+        var env = RecorderEnv.of(etcd, s3, job, 1, "", tmp.resolve("spool-" + job), SEGMENT);
         env.put("PARLEY_RECORDER_SOURCE", "sfu");
         return RecorderConfig.fromEnv(env);
     }
@@ -136,7 +126,7 @@ class SfuRecordingIT {
             RecordingRun run = new RecordingRun(cfg, sources, m -> { });
             Thread t = Thread.ofPlatform().start(run::run);
             Awaits.until(sources::connected, 60);
-            pub.publish(SECONDS + 20, tmp.resolve("pub-revoke.log"));
+            pub.publish(30, tmp.resolve("pub-revoke.log"));
             Awaits.until(() -> sources.packetsReceived() > 100, 30);
             double droppedBefore = sfu.metric("parley_sfu_drops_total{reason=\"grant_subscribe\"}");
 
