@@ -7,8 +7,9 @@
 #
 # Usage: bench/turn/run.sh [levels...]        (levels are per-session packet intervals in ms; default "20 10 5 2")
 # Env:   PROCS (uclient processes, default 4), SESSIONS (sessions per process, default 10), SECONDS_PER_LEVEL (5),
-#        MSG_BYTES (160), PARLEY_LOOPS (Parley event loops, default nproc), WARMUP_ROUNDS (3), KEEP=1 keeps the
-#        work directory (uclient outputs, server logs).
+#        MSG_BYTES (160), PARLEY_LOOPS (Parley event loops; unset: the pod's default), WARMUP_ROUNDS (3),
+#        PARLEY_JAVA_OPTS (JVM flags; default those of turn-pod/Dockerfile), KEEP=1 keeps the work directory (uclient
+#        outputs, server logs).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -19,7 +20,8 @@ PROCS="${PROCS:-4}"
 SESSIONS="${SESSIONS:-10}"
 SECONDS_PER_LEVEL="${SECONDS_PER_LEVEL:-5}"
 MSG_BYTES="${MSG_BYTES:-160}"
-PARLEY_LOOPS="${PARLEY_LOOPS:-$(nproc)}"
+PARLEY_LOOPS="${PARLEY_LOOPS:-}"
+PARLEY_JAVA_OPTS="${PARLEY_JAVA_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}"
 SECRET="bench-secret-$RANDOM$RANDOM"
 HZ="$(getconf CLK_TCK)"
 
@@ -49,11 +51,11 @@ turnserver -n --listening-ip=127.0.0.1 --relay-ip=127.0.0.1 --listening-port=$CO
   --log-file=stdout --simple-log --no-software-attribute >"$WORK/coturn.log" 2>&1 &
 COTURN_PID=$!; PIDS+=("$COTURN_PID")
 
-PARLEY_BIND_ADDRESS=127.0.0.1 PARLEY_TURN_PORT=$PARLEY_PORT PARLEY_TURN_SECRETS="$SECRET" PARLEY_TURN_REALM=parley \
+env PARLEY_BIND_ADDRESS=127.0.0.1 PARLEY_TURN_PORT=$PARLEY_PORT PARLEY_TURN_SECRETS="$SECRET" PARLEY_TURN_REALM=parley \
   PARLEY_TURN_RELAY_PORTS=43000-44999 PARLEY_TURN_ALLOWED_PEERS=127.0.0.1/32 PARLEY_INTERNAL_PORT=$PARLEY_INTERNAL \
-  PARLEY_TURN_EVENT_LOOPS="$PARLEY_LOOPS" PARLEY_TURN_MAX_ALLOCATIONS_PER_USER=100000 \
+  ${PARLEY_LOOPS:+PARLEY_TURN_EVENT_LOOPS=$PARLEY_LOOPS} PARLEY_TURN_MAX_ALLOCATIONS_PER_USER=100000 \
   PARLEY_TURN_MAX_BPS_PER_ALLOCATION=1000000000 \
-  "$JAVA" -Xms256m -Xmx256m -XX:+UseParallelGC -jar "$JAR" >"$WORK/parley.log" 2>&1 &
+  "$JAVA" $PARLEY_JAVA_OPTS -jar "$JAR" >"$WORK/parley.log" 2>&1 &
 PARLEY_PID=$!; PIDS+=("$PARLEY_PID")
 
 turnutils_peer -L 127.0.0.1 -p $PEER_PORT >"$WORK/peer.log" 2>&1 &

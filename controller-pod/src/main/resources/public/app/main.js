@@ -5,6 +5,7 @@ import { h } from './dom.js';
 import { loadSession, saveSession, clearSession, nameUuid } from './session.js';
 import { signInScreen, homeScreen, shareScreen, preJoinScreen, waitingScreen, endScreen } from './screens.js';
 import { MeetingView } from './meeting-view.js';
+import { listDevices, openDevices } from './devices.js';
 
 const main = document.getElementById('main');
 const toasts = document.getElementById('toasts');
@@ -111,9 +112,20 @@ async function joinMeeting(meetingId, meeting, o) {
     transferHost: (pid) => client.transferHost(pid).catch(() => {}),
     answerUnmute: (yes) => client.answerUnmuteRequest(yes),
     viewport: (tracks) => client.setViewport(tracks),
+    listDevices: async () => ({ ...(await listDevices()),
+      currentCamera: client.local.camera?.getSettings?.().deviceId, currentMicrophone: client.local.microphone?.getSettings?.().deviceId }),
+    switchDevice: async (kind, deviceId) => {
+      const r = await openDevices(kind === 'camera' ? { cameraId: deviceId, audio: false } : { microphoneId: deviceId, video: false });
+      const track = kind === 'camera' ? r.stream?.getVideoTracks()[0] : r.stream?.getAudioTracks()[0];
+      if (!track) { toast('error', r.error || `That ${kind} could not be opened.`); return; }
+      await client.replaceDevice(kind, track);
+      if (kind === 'camera') localStreams.camera = new MediaStream([track]);
+      view?.update(client.state);
+      announce(`${kind === 'camera' ? 'Camera' : 'Microphone'} switched.`);
+    },
     confirm: (text) => window.confirm(text),
   };
-  const stopLocal = () => o.stream?.getTracks().forEach((t) => t.stop());
+  const stopLocal = () => { o.stream?.getTracks().forEach((t) => t.stop()); client.local.camera?.stop(); client.local.microphone?.stop(); };
   const render = (st) => {
     for (const n of st.notices) if (n.id > seenNotice) { seenNotice = n.id; toast(n.level, n.text); }
     if (['removed', 'denied', 'ended', 'left', 'locked'].includes(st.admission) || (st.connection === 'failed' && (!view || !client.everConnected))) {

@@ -2,11 +2,11 @@
 // (re-creating a <video> would flash); lists and buttons re-render only when their data changed and
 // keep keyboard focus.
 
-import { h, replace, initials } from './dom.js';
+import { h, replace, initials, keyedList } from './dom.js';
 
 const ROLE_LABEL = { host: 'Host', cohost: 'Co-host', attendee: '' };
 const QUALITY_LABEL = { good: 'Good', fair: 'Fair', poor: 'Poor', lost: 'Lost', unknown: 'Checking' };
-const REC_LABEL = { idle: '', requested: 'Recording requested', starting: 'Recording starting', recording: 'Recording', finalizing: 'Saving recording', ready: 'Recording saved', partial: 'Recording saved (partial)', failed: 'Recording failed', stopped: '' };
+const REC_LABEL = { idle: '', requested: 'Recording requested', starting: 'Recording starting', recording: 'Recording', finalizing: 'Saving recording', stopping: 'Recording stopping', ready: 'Recording saved', partial: 'Recording saved (partial)', failed: 'Recording failed', stopped: '' };
 
 /**
  * @typedef {Object} ViewDeps
@@ -53,10 +53,12 @@ export class MeetingView {
   update(state) {
     this.state = state;
     this.#part('head', this.#headKey(state), () => this.#renderHead(state));
+    this.#part('quality', state.quality.level, () => this.#renderQuality(state));
     this.#part('banner', state.connection + '|' + state.connectionReason, () => this.#renderBanner(state));
     this.#renderTiles(state);
     this.#renderAudio(state);
     this.#part('side', this.#sideKey(state), () => this.#renderSide(state));
+    this.#part('speakers', state.activeSpeakers.join(), () => this.#markSpeakers(state));
     this.#part('controls', this.#controlsKey(state), () => this.#renderControls(state));
     this.#part('dialog', state.unmuteRequest ? 'ask' : '', () => this.#renderDialog(state));
   }
@@ -72,25 +74,36 @@ export class MeetingView {
   // ---------------------------------------------------------------- head and banner
 
   #headKey(s) {
-    return JSON.stringify([s.meeting?.title, s.meeting?.locked, s.recording.state, s.quality.level, this.ui.layout, this.ui.panel, Object.keys(s.participants).length]);
+    // Connection quality changes often: it is updated in place (#renderQuality), not by rebuilding the buttons.
+    return JSON.stringify([s.meeting?.title, s.meeting?.locked, s.recording.state, this.ui.layout, this.ui.panel, Object.keys(s.participants).length]);
   }
 
   #renderHead(s) {
     const rec = REC_LABEL[s.recording.state] || '';
-    const q = s.quality.level || 'unknown';
+    this.qualityEl = this.qualityEl || h('span', { class: 'quality', role: 'img', 'data-testid': 'quality' }, h('i'), h('i'), h('i'), h('i'));
     replace(this.head, [
       h('h1', { class: 'title' }, s.meeting?.title || 'Meeting'),
       s.meeting?.locked ? h('span', { class: 'badge', 'data-testid': 'locked-badge' }, 'Locked') : null,
       rec ? h('span', { class: 'badge rec', 'data-testid': 'recording-badge', 'data-state': s.recording.state }, h('span', { class: 'dot', 'aria-hidden': 'true' }), rec) : null,
       h('span', { class: 'spacer' }),
-      h('span', { class: `quality q-${q}`, role: 'img', 'aria-label': `Connection quality: ${QUALITY_LABEL[q]}`, title: `Connection quality: ${QUALITY_LABEL[q]}`, 'data-testid': 'quality', 'data-level': q },
-        h('i'), h('i'), h('i'), h('i')),
+      this.qualityEl,
       h('button', { class: 'ghost', 'data-focus': 'layout', 'data-testid': 'layout-toggle', 'aria-label': this.ui.layout === 'grid' ? 'Switch to speaker view' : 'Switch to grid view',
         onclick: () => { this.ui.layout = this.ui.layout === 'grid' ? 'speaker' : 'grid'; this.#rerender(); } }, this.ui.layout === 'grid' ? 'Speaker view' : 'Grid view'),
       h('button', { class: 'ghost', 'data-focus': 'panel', 'data-testid': 'participants-toggle', 'aria-expanded': String(this.ui.panel), 'aria-controls': 'participants-panel',
         onclick: () => { this.ui.panel = !this.ui.panel; this.#rerender(); } }, `People (${Object.keys(s.participants).length + 1})`),
     ]);
     this.el.classList.toggle('panel-open', this.ui.panel);
+    this.#renderQuality(s);
+  }
+
+  #renderQuality(s) {
+    const q = s.quality.level || 'unknown';
+    const el = this.qualityEl;
+    if (!el) return;
+    el.className = `quality q-${q}`;
+    el.dataset.level = q;
+    el.setAttribute('aria-label', `Connection quality: ${QUALITY_LABEL[q]}`);
+    el.title = `Connection quality: ${QUALITY_LABEL[q]}`;
   }
 
   #renderBanner(s) {
@@ -241,41 +254,61 @@ export class MeetingView {
 
   #sideKey(s) {
     return JSON.stringify([this.ui.panel, s.self, s.participants && Object.values(s.participants).map((p) => [p.participant_id, p.display_name, p.role, p.publish, p.connection, p.muted, p.quality]),
-      Object.keys(s.waiting), s.commands, s.activeSpeakers]);
+      Object.values(s.waiting).map((p) => [p.participant_id, p.display_name]), s.commands]);
   }
 
+  /**
+   * The People panel. Rows are keyed (dom.js keyedList): a row is rebuilt only when its own data
+   * changes, so the Admit button someone is pressing is never swapped out under the pointer.
+   * Speaking highlights are toggled in place (#markSpeakers), never by a rebuild.
+   */
   #renderSide(s) {
+    if (!this.sideEls) {
+      const waitingTitle = h('h3', {});
+      const waitingList = h('ul', { class: 'plist' });
+      const waitingSection = h('section', { class: 'waiting', 'aria-label': 'Waiting room' }, waitingTitle, waitingList);
+      const inTitle = h('h3', {});
+      const list = h('ul', { class: 'plist' });
+      this.sideEls = { waitingSection, waitingTitle, waitingList, inTitle, list, waitingRows: new Map(), rows: new Map() };
+      replace(this.side, [h('h2', {}, 'People'), waitingSection, inTitle, list]);
+    }
+    const e = this.sideEls;
     this.side.hidden = !this.ui.panel;
     const mod = s.self.role === 'host' || s.self.role === 'cohost';
     const a = this.deps.actions;
-    const waiting = Object.values(s.waiting);
+    const waiting = mod ? Object.values(s.waiting) : [];
+    e.waitingSection.hidden = waiting.length === 0;
+    e.waitingTitle.textContent = `Waiting room (${waiting.length})`;
+    keyedList(e.waitingList, waiting, (p) => p.participant_id, (p) => p.display_name, (p) => h('li', { 'data-testid': 'waiting-' + p.participant_id },
+      h('span', { class: 'pname' }, p.display_name),
+      h('span', { class: 'pactions' },
+        h('button', { class: 'primary small', 'data-focus': 'admit-' + p.participant_id, 'data-testid': 'admit', 'aria-label': `Admit ${p.display_name}`, onclick: () => a.admit(p.participant_id) }, 'Admit'),
+        h('button', { class: 'small', 'data-focus': 'deny-' + p.participant_id, 'data-testid': 'deny', 'aria-label': `Deny ${p.display_name}`, onclick: () => a.deny(p.participant_id) }, 'Deny'))), e.waitingRows);
     const others = Object.values(s.participants).sort((x, y) => roleRank(x.role) - roleRank(y.role) || x.display_name.localeCompare(y.display_name));
+    e.inTitle.textContent = `In the meeting (${others.length + 1})`;
     const latest = latestCommands(s.commands);
-    replace(this.side, [
-      h('h2', {}, 'People'),
-      mod && waiting.length ? h('section', { class: 'waiting', 'aria-label': 'Waiting room' },
-        h('h3', {}, `Waiting room (${waiting.length})`),
-        h('ul', { class: 'plist' }, waiting.map((p) => h('li', { 'data-testid': 'waiting-' + p.participant_id },
-          h('span', { class: 'pname' }, p.display_name),
-          h('span', { class: 'pactions' },
-            h('button', { class: 'primary small', 'data-focus': 'admit-' + p.participant_id, 'data-testid': 'admit', onclick: () => a.admit(p.participant_id) }, 'Admit'),
-            h('button', { class: 'small', 'data-focus': 'deny-' + p.participant_id, 'data-testid': 'deny', onclick: () => a.deny(p.participant_id) }, 'Deny')))))) : null,
-      h('h3', {}, `In the meeting (${others.length + 1})`),
-      h('ul', { class: 'plist' },
-        h('li', { 'data-testid': 'participant-self' },
-          h('span', { class: 'pname' }, (s.self.display_name || 'You') + ' (you)'),
-          ROLE_LABEL[s.self.role] ? h('span', { class: 'role' }, ROLE_LABEL[s.self.role]) : null,
-          h('span', { class: 'mic ' + (s.self.mic.on ? 'on' : 'off'), role: 'img', 'aria-label': s.self.mic.on ? 'Microphone on' : 'Muted' })),
-        others.map((p) => this.#participantRow(p, s, mod, latest[p.participant_id]))),
-    ]);
+    const rows = [{ self: true, participant_id: 'self' }, ...others];
+    keyedList(e.list, rows, (p) => p.participant_id,
+      (p) => p.self ? JSON.stringify([s.self.display_name, s.self.role, s.self.mic.on])
+        : JSON.stringify([p.display_name, p.role, p.publish, p.connection, p.muted, mod, s.self.role, latest[p.participant_id] || null]),
+      (p) => p.self ? h('li', { 'data-testid': 'participant-self' },
+        h('span', { class: 'pname' }, (s.self.display_name || 'You') + ' (you)'),
+        ROLE_LABEL[s.self.role] ? h('span', { class: 'role' }, ROLE_LABEL[s.self.role]) : null,
+        h('span', { class: 'mic ' + (s.self.mic.on ? 'on' : 'off'), role: 'img', 'aria-label': s.self.mic.on ? 'Microphone on' : 'Muted' }))
+        : this.#participantRow(p, s, mod, latest[p.participant_id]), e.rows);
+    this.#markSpeakers(s);
+  }
+
+  #markSpeakers(s) {
+    if (!this.sideEls) return;
+    for (const [pid, r] of this.sideEls.rows) r.el.classList.toggle('speaking', s.activeSpeakers.includes(pid));
   }
 
   #participantRow(p, s, mod, cmd) {
     const a = this.deps.actions;
     const pid = p.participant_id;
     const isHost = s.self.role === 'host';
-    const speaking = s.activeSpeakers.includes(pid);
-    return h('li', { 'data-testid': 'participant-' + pid, class: speaking ? 'speaking' : '' },
+    return h('li', { 'data-testid': 'participant-' + pid },
       h('span', { class: 'pname' }, p.display_name),
       ROLE_LABEL[p.role] ? h('span', { class: 'role' }, ROLE_LABEL[p.role]) : null,
       p.connection === 'reconnecting' ? h('span', { class: 'role warn' }, 'Reconnecting') : null,
@@ -319,10 +352,45 @@ export class MeetingView {
         h('span', { class: 'icon lock-icon', 'aria-hidden': 'true' }), h('span', { class: 'lbl' }, s.meeting?.locked ? 'Unlock' : 'Lock')) : null,
       mod ? h('button', { class: 'ctl ' + (recording ? 'rec' : ''), 'data-testid': 'record-toggle', 'data-focus': 'rec', 'aria-pressed': String(recording), onclick: () => a.record(!recording) },
         h('span', { class: 'icon rec-icon', 'aria-hidden': 'true' }), h('span', { class: 'lbl' }, recording ? 'Stop rec' : 'Record')) : null,
+      this.#devicesMenu(),
       h('span', { class: 'spacer' }),
       h('button', { class: 'ctl leave', 'data-testid': 'leave', 'data-focus': 'leave', onclick: () => a.leave() }, h('span', { class: 'lbl' }, 'Leave')),
       s.self.role === 'host' ? h('button', { class: 'ctl danger', 'data-testid': 'end-meeting', 'data-focus': 'end', onclick: () => { if (a.confirm('End the meeting for everyone?')) a.endMeeting(); } }, h('span', { class: 'lbl' }, 'End for all')) : null,
     ]);
+  }
+
+  /**
+   * Camera and microphone choice during the call. Switching is a replaceTrack on the same sender (no
+   * renegotiation, nobody notices but the picture); the lists are read when the menu opens.
+   */
+  #devicesMenu() {
+    const a = this.deps.actions;
+    const camSel = h('select', { 'data-testid': 'call-camera-select', 'aria-label': 'Camera' });
+    const micSel = h('select', { 'data-testid': 'call-mic-select', 'aria-label': 'Microphone' });
+    const fill = async () => {
+      const d = await a.listDevices();
+      for (const [sel, list, cur, kind] of [[camSel, d.cameras, d.currentCamera, 'Camera'], [micSel, d.microphones, d.currentMicrophone, 'Microphone']]) {
+        sel.replaceChildren(...list.map((x, i) => h('option', { value: x.deviceId }, x.label || `${kind} ${i + 1}`)));
+        if (!list.length) sel.append(h('option', { value: '' }, `No ${kind.toLowerCase()} found`));
+        if (cur) sel.value = cur;
+      }
+    };
+    camSel.addEventListener('change', () => a.switchDevice('camera', camSel.value));
+    micSel.addEventListener('change', () => a.switchDevice('microphone', micSel.value));
+    const menu = h('details', { class: 'devmenu', 'data-key': 'devices', 'data-testid': 'devices-menu' },
+      h('summary', { class: 'ctl', 'data-focus': 'devices', 'aria-label': 'Choose camera and microphone' }, h('span', { class: 'icon cam-icon', 'aria-hidden': 'true' }), h('span', { class: 'lbl' }, 'Devices')),
+      h('div', { class: 'menu', role: 'group', 'aria-label': 'Camera and microphone' },
+        h('label', {}, 'Camera', camSel), h('label', {}, 'Microphone', micSel)));
+    menu.addEventListener('toggle', () => {
+      if (!menu.open) return;
+      // The controls bar scrolls sideways (it would clip an absolute popup): place the panel fixed, above the button.
+      const r = menu.querySelector('summary').getBoundingClientRect();
+      const panel = menu.querySelector('.menu');
+      panel.style.left = Math.max(8, Math.min(r.left, innerWidth - 260)) + 'px';
+      panel.style.bottom = Math.round(innerHeight - r.top + 8) + 'px';
+      fill().catch(() => {});
+    });
+    return menu;
   }
 
   #renderDialog(s) {

@@ -23,6 +23,7 @@ import { idempotencyKey } from './ids.js';
  * @property {string} [keyPrefix]       prefix of a generated key
  * @property {number} [maxAttempts]
  * @property {AbortSignal} [signal]
+ * @property {number} [timeoutMs]       per-try timeout for this call
  */
 
 export class ApiClient {
@@ -56,7 +57,7 @@ export class ApiClient {
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (ro.signal?.aborted) throw new ParleyError({ code: 'aborted', title: 'aborted' });
       try {
-        return await this.#once(method, path, body, key, ro.signal);
+        return await this.#once(method, path, body, key, ro.signal, ro.timeoutMs ?? this.timeoutMs);
       } catch (e) {
         const err = e instanceof ParleyError ? e : new ParleyError({ status: 0, code: 'network', detail: String(e?.message || e) });
         lastError = err;
@@ -70,7 +71,7 @@ export class ApiClient {
     throw lastError;
   }
 
-  async #once(method, path, body, key, signal) {
+  async #once(method, path, body, key, signal, timeoutMs = this.timeoutMs) {
     const headers = { Accept: 'application/json, application/problem+json' };
     const token = this.getToken();
     if (token) headers.Authorization = 'Bearer ' + token;
@@ -81,19 +82,25 @@ export class ApiClient {
       if (this.sentKeys.length > 100) this.sentKeys.shift();
     }
     const ctl = new AbortController();
-    const timer = setTimeout(() => ctl.abort(), this.timeoutMs);
+    const timer = setTimeout(() => ctl.abort(), timeoutMs);
     const onAbort = () => ctl.abort();
     signal?.addEventListener('abort', onAbort);
     let res;
+    let text;
+    // The timeout covers the whole exchange, body included: a stalled body must not hang a caller
+    // (a waiting room that never learns it was admitted).
     try {
       res = await this.fetch(this.baseUrl + '/v1' + path, {
         method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: ctl.signal,
       });
+      text = res.status === 204 ? '' : await res.text();
+    } catch (e) {
+      if (ctl.signal.aborted && !signal?.aborted) throw new ParleyError({ status: 0, code: 'timeout', detail: `no answer within ${timeoutMs} ms` });
+      throw e;
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     }
-    const text = res.status === 204 ? '' : await res.text();
     if (!res.ok) {
       const err = parseProblem(res.status, res.headers.get('content-type'), text);
       const ra = Number(res.headers.get('retry-after'));
@@ -129,16 +136,16 @@ export class ApiClient {
   /** @param {string} id @param {string} commandId */
   getCommand(id, commandId) { return this.request('GET', `/meetings/${enc(id)}/commands/${enc(commandId)}`); }
 
-  /** @param {string} id */
-  snapshot(id) { return this.request('GET', `/meetings/${enc(id)}/snapshot`); }
+  /** @param {string} id @param {RequestOptions} [ro] */
+  snapshot(id, ro) { return this.request('GET', `/meetings/${enc(id)}/snapshot`, undefined, ro); }
 
   /** @param {string} id @param {string} [cursor] */
   participants(id, cursor) {
     return this.request('GET', `/meetings/${enc(id)}/participants` + (cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''));
   }
 
-  /** @param {string} id */
-  recordings(id) { return this.request('GET', `/meetings/${enc(id)}/recordings`); }
+  /** @param {string} id @param {RequestOptions} [ro] */
+  recordings(id, ro) { return this.request('GET', `/meetings/${enc(id)}/recordings`, undefined, ro); }
 }
 
 /** @param {string} s */

@@ -13,7 +13,7 @@ import { qualityLevel, intervalLossPct } from './quality.js';
  * @property {(msg:Object) => boolean} send             send a signaling message
  * @property {RTCIceServer[]} [iceServers]
  * @property {(ref:import('./slots.js').RemoteTrackRef, track:MediaStreamTrack) => void} onRemoteTrack
- * @property {(ref:import('./slots.js').RemoteTrackRef) => void} onRemoteTrackRemoved
+ * @property {(ref:import('./slots.js').RemoteTrackRef, track:MediaStreamTrack|null) => void} onRemoteTrackRemoved
  * @property {(state:'connected'|'disconnected'|'failed'|'restarting') => void} [onTransportState]
  * @property {(reason:string) => void} onNeedNewGeneration  ICE restart did not help: ask for a new transport
  * @property {number} [answerTimeoutMs=8000]
@@ -72,7 +72,8 @@ export class MediaSession {
     await pc.setLocalDescription(offer);
     const answerP = new Promise((resolve, reject) => {
       // An ICE restart answers fast when the SFU is alive; a silent one means it is gone: give up sooner.
-      const wait = opts.iceRestart ? Math.min(2500, this.o.answerTimeoutMs ?? 8000) : (this.o.answerTimeoutMs ?? 8000);
+      // (A dead SFU is refused at once by the controller, `unreachable`; this timeout only catches silence.)
+      const wait = opts.iceRestart ? Math.min(5000, this.o.answerTimeoutMs ?? 8000) : (this.o.answerTimeoutMs ?? 8000);
       const timer = setTimeout(() => { this.pendingAnswers.delete(kind); reject(new Error(`no ${kind} answer`)); }, wait);
       this.pendingAnswers.set(kind, { resolve, reject, timer });
     });
@@ -125,11 +126,16 @@ export class MediaSession {
     const next = mapSlots(assignments, kindByMid);
     const { added, removed } = diffSlots(this.slots, next);
     this.slots = next;
-    for (const r of removed) this.o.onRemoteTrackRemoved(r);
+    for (const r of removed) this.o.onRemoteTrackRemoved(r, this.#trackOf(r.mid));
     for (const a of added) {
       const t = this.sub.getTransceivers().find((x) => x.mid === a.mid);
       if (t) this.o.onRemoteTrack(a, t.receiver.track);
     }
+  }
+
+  /** The receiving track on a subscribe mid (null when there is none). */
+  #trackOf(mid) {
+    try { return this.sub?.getTransceivers().find((x) => x.mid === mid)?.receiver.track ?? null; } catch { return null; }
   }
 
   /** Any answer we are waiting for fails (the server refused an offer): negotiation errors surface. */
@@ -183,6 +189,13 @@ export class MediaSession {
   /** ICE restart on both connections (network changed: Wi-Fi -> cellular). */
   async restartIce(reason = 'network_change') {
     if (this.closed || !this.pub) return;
+    // One restart at a time: a second offer while the first waits for its answer would orphan it.
+    if (this.restarting) return;
+    this.restarting = true;
+    try { await this.#restartIce(reason); } finally { this.restarting = false; }
+  }
+
+  async #restartIce(reason) {
     this.restarts++;
     this.o.onTransportState?.('restarting');
     try {
@@ -191,9 +204,13 @@ export class MediaSession {
       this.o.onNeedNewGeneration(reason + ':restart_failed');
       return;
     }
+    // A restart of a connection that never left `connected` fires no state change: say it is up again.
+    if (this.#bothConnected()) this.o.onTransportState?.('connected');
     clearTimeout(this.restartTimer);
     this.restartTimer = setTimeout(() => {
-      if (!this.closed && !this.#bothConnected()) this.o.onNeedNewGeneration(reason + ':not_connected_after_restart');
+      if (this.closed) return;
+      if (!this.#bothConnected()) this.o.onNeedNewGeneration(reason + ':not_connected_after_restart');
+      else this.o.onTransportState?.('connected');
     }, this.o.restartGraceMs ?? 5000);
   }
 
@@ -281,7 +298,7 @@ export class MediaSession {
     clearTimeout(this.disconnectTimer);
     for (const p of this.pendingAnswers.values()) { clearTimeout(p.timer); p.reject(new Error('closed')); }
     this.pendingAnswers.clear();
-    for (const r of this.slots.values()) this.o.onRemoteTrackRemoved(r);
+    for (const r of this.slots.values()) this.o.onRemoteTrackRemoved(r, this.#trackOf(r.mid));
     this.slots = new Map();
     try { this.pub?.close(); } catch { /* ignore */ }
     try { this.sub?.close(); } catch { /* ignore */ }

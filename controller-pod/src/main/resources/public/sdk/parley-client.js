@@ -19,7 +19,17 @@ import { worseQuality } from './quality.js';
 export { ApiClient, SignalingClient, MediaSession, Store, CommandQueue, ParleyError, describeCode };
 
 /** Signaling error codes meaning "this media transport cannot go on": get a new generation. */
-const MEDIA_ERRORS = new Set(['media_server_unavailable', 'media_server_error', 'stale_generation', 'stale_epoch', 'sfu_unavailable', 'transport_gone', 'transport_failed', 'not_authorized']);
+const MEDIA_ERRORS = new Set(['media_server_unavailable', 'media_server_error', 'stale_generation', 'stale_epoch', 'sfu_unavailable', 'transport_gone', 'transport_failed', 'not_authorized', 'unreachable']);
+/**
+ * Reasons that prove our SFU is gone (the controller could not reach it, or said it is lost). The next
+ * generation must not land on it again: until the controller's registry forgets it (its etcd lease runs
+ * out), a new attempt naming it is retried after a short jittered pause.
+ */
+const SFU_GONE = new Set(['unreachable', 'media_server_lost', 'media_server_unavailable', 'sfu_unavailable']);
+/** Nothing received on the subscribe transport for this long (while tracks are assigned) = stalled. */
+const STALL_MS = 1000;
+/** How long a new generation keeps asking for another SFU than the one that is gone (≥ the SFU lease TTL). */
+const FLEE_DEADLINE_MS = 10000;
 /** Signaling errors that are handled by reconnecting; not worth a toast. */
 const QUIET_ERRORS = new Set(['not_found', 'expired', 'replayed', 'ticket_expired', 'ticket_replayed', 'owner_changed', 'owner_unavailable', 'already_joined']);
 
@@ -67,7 +77,10 @@ export class ParleyClient {
     this.rosterTimer = null;
     this.lastServerSpeakersAt = 0;
     this.metrics = { joinClickedAt: 0, admittedAt: 0, firstRemoteFrameAt: 0, generations: [] };
-    this.onNetworkChange = () => this.#networkChanged();
+    // `online` and `navigator.connection` change often fire together: one ICE restart per burst.
+    this.onNetworkChange = () => { clearTimeout(this.networkTimer); this.networkTimer = setTimeout(() => this.#networkChanged(), 250); };
+    // Offline: say so at once (the peer connections notice only seconds later); `online` heals.
+    this.onOffline = () => { if (!FINAL.has(this.state.admission)) this.#notice('warning', 'offline', 'You are offline. We will reconnect when the network is back.'); };
   }
 
   /** Current state (see state.js initialState for its shape). */
@@ -140,15 +153,28 @@ export class ParleyClient {
     await this.#connect();
   }
 
-  /** Waiting room: poll our own admission state with a little jitter until admitted or refused. */
+  /**
+   * Waiting room: poll our own admission state with a little jitter until admitted or refused. Each poll
+   * is one bounded request (no retries inside, a short timeout): the loop itself is the retry, so one
+   * slow or lost answer costs one poll period, never the whole wait.
+   */
   async #waitForAdmission() {
     const every = this.opts.admissionPollMs ?? 1000;
+    const polls = this.metrics.admissionPolls = { sent: 0, answered: 0, failed: 0, lastError: null, lastAnswerAt: 0 };
     for (;;) {
       if (FINAL.has(this.state.admission)) throw new ParleyError({ status: 403, code: this.state.admission });
       if (this.state.admission === 'left') throw new ParleyError({ code: 'left' });
       await sleep(every * (0.75 + Math.random() * 0.5));
+      if (this.state.admission === 'left') throw new ParleyError({ code: 'left' });
       let snap;
-      try { snap = await this.api.snapshot(this.meetingId); } catch (e) {
+      polls.sent++;
+      try {
+        snap = await this.api.snapshot(this.meetingId, { maxAttempts: 1, timeoutMs: Math.max(2000, every * 3) });
+        polls.answered++;
+        polls.lastAnswerAt = performance.now();
+      } catch (e) {
+        polls.failed++;
+        polls.lastError = e?.code || String(e);
         if (e instanceof ParleyError && !e.retryable) { this.#refused(e); throw e; }
         continue;
       }
@@ -191,7 +217,7 @@ export class ParleyClient {
     const gen = Number(r.transport_generation ?? this.state.transportGeneration);
     this.iceServers = r.ice_servers || this.iceServers || [];
     this.store.set({ transportGeneration: gen, controllerEpoch: r.controller_epoch, region: r.region });
-    return { url: wsUrl(r.signaling_endpoint, this.api.baseUrl), ticket: r.connect_ticket, generation: gen };
+    return { url: wsUrl(r.signaling_endpoint, this.api.baseUrl), ticket: r.connect_ticket, generation: gen, sfu: this.sfuPod };
   }
 
   async #connect() {
@@ -210,6 +236,7 @@ export class ParleyClient {
     });
     window.addEventListener('online', this.onNetworkChange);
     navigator.connection?.addEventListener?.('change', this.onNetworkChange);
+    window.addEventListener('offline', this.onOffline);
     const connected = new Promise((resolve, reject) => {
       const un = this.subscribe((s) => {
         if (s.connection === 'connected') { un(); resolve(); }
@@ -230,9 +257,14 @@ export class ParleyClient {
         // Events only tell what changes after our cursor: load who is already here (and our permissions).
         this.rosterLoaded = true;
         this.resync().catch(() => { this.rosterLoaded = false; });
+        this.#followRecording();
       }
       if (!this.media || this.mediaGeneration !== this.state.transportGeneration) this.#startMedia();
-      else { this.#sendViewport(); this.flushPending(); }
+      else {
+        this.#sendViewport();
+        this.flushPending();
+        if (this.iceRestartOnOpen) this.#restartIceNow(this.iceRestartOnOpen);
+      }
       this.#recompute();
     } else if (st === 'reconnecting') {
       this.sigOpen = false;
@@ -255,16 +287,19 @@ export class ParleyClient {
   async #startMedia() {
     const gen = this.state.transportGeneration;
     this.media?.close();
-    this.mediaUp = false;
+    this.media = null;
+    this.mediaUp = !!this.retiring && this.retiring.up;
     this.mediaGeneration = gen;
     const media = new MediaSession({
       send: (m) => this.signaling.send(m),
       iceServers: this.iceServers,
       onRemoteTrack: (ref, track) => this.#addRemote(ref, track),
-      onRemoteTrackRemoved: (ref) => this.#removeRemote(ref),
+      onRemoteTrackRemoved: (ref, track) => this.#removeRemote(ref, track),
       onTransportState: (st) => {
         if (this.media !== media) return;
         this.mediaUp = st === 'connected';
+        if (st === 'connected') this.#retireOld('new_generation_connected');
+        else if (this.retiring?.up) this.mediaUp = true; // the old generation still carries media
         this.#recompute();
       },
       onNeedNewGeneration: (reason) => { if (this.media === media) this.newGeneration(reason); },
@@ -289,40 +324,101 @@ export class ParleyClient {
   }
 
   /**
-   * The SFU is gone or ICE cannot recover: get a new transport generation from the controller and
-   * reconnect signaling + media with its ticket. Control state continues from our cursor.
+   * The SFU is gone, is draining, or ICE cannot recover: get a new transport generation from the
+   * controller and reconnect signaling + media with its ticket. Control state continues from our cursor.
+   *
+   * Make before break: the old peer connections stay open (a draining SFU still forwards) until the
+   * new generation is connected, so a planned move has no media gap. When the SFU is gone
+   * (SFU_GONE), a ticket for that same SFU means the controller has not noticed yet: ask again shortly
+   * instead of connecting to a dead server.
    * @param {string} reason
+   * @param {{detail?:string}} [o]
    */
-  async newGeneration(reason) {
+  async newGeneration(reason, o = {}) {
     if (this.generationSwitching || FINAL.has(this.state.admission) || !this.signaling) return;
     this.generationSwitching = true;
-    console.info(`parley: new transport generation after ${reason}`);
-    this.metrics.generations.push({ reason, at: performance.now(), from: this.state.transportGeneration });
-    this.mediaUp = false;
+    const fleeing = SFU_GONE.has(reason) ? this.sfuPod : null;
+    const step = { reason, detail: o.detail ?? null, at: performance.now(), from: this.state.transportGeneration, fromSfu: this.sfuPod, attempts: 0 };
+    console.info(`parley: new transport generation after ${reason}${o.detail ? ' (' + o.detail + ')' : ''}`);
+    this.metrics.generations.push(step);
+    const old = this.media;
+    if (old && !old.closed) {
+      // Keep the old session alive but deaf to us: its callbacks no longer steer the client.
+      this.#retireOld('replaced');
+      this.retiring = { media: old, up: this.mediaUp && !fleeing, timer: setTimeout(() => this.#retireOld('timeout'), 10000) };
+    }
+    this.media = null;
+    this.mediaUp = !!this.retiring?.up;
     this.#recompute();
     try {
+      const deadline = performance.now() + FLEE_DEADLINE_MS;
       for (let attempt = 0; ; attempt++) {
+        step.attempts++;
+        let t;
         try {
-          this.pendingTicket = await this.#requestTransport({ fresh: true });
-          break;
+          t = await this.#requestTransport({ fresh: true });
         } catch (e) {
-          if (e instanceof ParleyError && !e.retryable) { this.#refused(e); return; }
-          if (attempt > 20) { this.#setConnection('failed', 'no_media_server'); return; }
+          if (e instanceof ParleyError && !e.retryable) { this.#retireOld('refused'); this.#refused(e); return; }
+          if (attempt > 20) { this.#retireOld('failed'); this.#setConnection('failed', 'no_media_server'); return; }
           await sleep(200 + Math.random() * 300);
+          continue;
         }
+        console.info(`parley: transport attempt ${step.attempts}: generation ${t.generation} on ${t.sfu}`);
+        if (fleeing && t.sfu === fleeing && performance.now() < deadline) {
+          // The controller still lists the lost SFU (its lease has not run out): ask again soon.
+          await sleep(250 + Math.random() * 250);
+          continue;
+        }
+        this.pendingTicket = t;
+        break;
       }
-      this.media?.close();
-      this.media = null;
-      // The new ticket is bound to the new generation: reconnect the socket with it (resume keeps the cursor).
-      if (this.signaling.open) this.signaling.drop(); else this.signaling.connect();
+      // Make before break only across SFUs: two transports of one participant on the same SFU would
+      // publish the same track ids twice, so there the old session goes first.
+      if (this.sfuPod === step.fromSfu) this.#retireOld('same_sfu');
+      step.ticketAt = performance.now();
+      step.toSfu = this.sfuPod;
+      step.to = this.state.transportGeneration;
+      // The new ticket is bound to the new generation: reconnect the socket with it now (resume keeps the cursor).
+      this.signaling.reconnectNow();
     } finally {
       this.generationSwitching = false;
     }
   }
 
-  #networkChanged() {
-    if (!this.media || FINAL.has(this.state.admission)) return;
-    this.media.restartIce('network_change');
+  /** Close the previous generation's peer connections (the new ones carry media now, or we gave up). */
+  #retireOld(why) {
+    const r = this.retiring;
+    if (!r) return;
+    this.retiring = null;
+    clearTimeout(r.timer);
+    const g = this.metrics.generations[this.metrics.generations.length - 1];
+    if (g && !g.oldClosedAt) { g.oldClosedAt = performance.now(); g.oldClosedWhy = why; }
+    r.media.close();
+  }
+
+  /**
+   * The network changed (back online, Wi-Fi -> cellular): reconnect the socket at once if it is down
+   * and restart ICE on both peer connections (new local candidates). If the restart does not connect,
+   * MediaSession asks for a new generation.
+   */
+  #networkChanged(why = 'network_change') {
+    if (FINAL.has(this.state.admission) || !this.signaling) return;
+    console.info(`parley: ${why}: restarting ICE`);
+    this.metrics.networkChanges = (this.metrics.networkChanges || 0) + 1;
+    if (!this.media || this.media.closed) return;
+    if (!this.signaling.open) {
+      // The restart's offers travel on the socket: restart once it is back (right after this reconnect).
+      this.iceRestartOnOpen = why;
+      this.signaling.reconnectNow();
+      return;
+    }
+    this.#restartIceNow(why);
+  }
+
+  #restartIceNow(why) {
+    this.iceRestartOnOpen = null;
+    this.metrics.iceRestarts = (this.metrics.iceRestarts || 0) + 1;
+    this.media?.restartIce(why);
   }
 
   // ------------------------------------------------------------------ events
@@ -333,13 +429,19 @@ export class ParleyClient {
       console.warn(`parley: signaling error ${m.code}: ${m.detail || m.message || ''}`);
       if (MEDIA_ERRORS.has(m.code)) {
         // An offer was refused: the SFU behind this generation is gone or the generation is stale.
-        this.media?.failPending(m.code);
-        if (this.media) this.newGeneration(m.code);
+        if (this.generationSwitching || !this.media) return;
+        this.media.failPending(m.code);
+        this.newGeneration(m.code, { detail: m.detail || m.message });
         return;
       }
       if (m.code && !QUIET_ERRORS.has(m.code)) this.#notice('error', m.code, describeCode(m.code, m.detail || m.message));
     } else if (m.type === 'transport_failed' || m.type === 'reconnect_required' || m.type === 'new_generation_required') {
-      this.newGeneration(m.type);
+      // e.g. {type:'new_generation_required', reason:'sfu_draining', sfu_pod, transport_generation}: ignore it
+      // when it is about a generation we already left.
+      const g = Number(m.transport_generation);
+      if (Number.isFinite(g) && g < this.state.transportGeneration) return;
+      if (m.sfu_pod && this.sfuPod && m.sfu_pod !== this.sfuPod) return;
+      this.newGeneration(m.type, { detail: m.reason });
     } else if (m.type === 'joined' && m.snapshot) {
       this.store.set((s) => applySnapshot(s, m.snapshot, m.snapshot.roster));
     }
@@ -357,7 +459,9 @@ export class ParleyClient {
     this.store.set(cursor ? { ...state, cursor } : state);
     if (ev.type === 'active_speakers') this.lastServerSpeakersAt = performance.now();
     if (ev.type === 'slot_assignments' && this.media) this.media.applySlotAssignments(ev.slot_assignments ?? ev.assignments);
-    if (ev.type === 'media_server_lost' && this.media && (!this.sfuPod || ev.detail === this.sfuPod)) this.newGeneration('media_server_lost');
+    if (ev.type === 'media_server_lost' && (this.media || this.retiring) && (!this.sfuPod || ev.detail === this.sfuPod)) this.newGeneration('media_server_lost', { detail: ev.detail });
+    if (ev.type === 'new_generation_required') this.#onSignal({ ...ev, type: 'new_generation_required', sfu_pod: ev.sfu_pod ?? ev.detail });
+    if (ev.type === 'recording_state') this.#followRecording();
     if (['track_published', 'track_unpublished'].includes(ev.type) && String(ev.participant_id ?? ev.detail) !== this.state.self.participant_id) this.#refreshSubscriptionsSoon();
     if (['transport_replaced', 'transport_closed', 'transport_failed'].includes(ev.type) && String(ev.participant_id ?? ev.detail) === this.state.self.participant_id
         && Number(ev.transport_generation ?? this.state.transportGeneration) >= this.state.transportGeneration) {
@@ -550,8 +654,12 @@ export class ParleyClient {
       if (p) body.expected_participant_version = p.version;
       else if (body.participant_id === this.state.self.participant_id) body.expected_participant_version = this.state.self.participant_version;
     }
+    if (body.expected_participant_version === null) delete body.expected_participant_version;
     const cmd = this.queue.make(body);
-    if (this.state.connection !== 'connected' && this.state.admission === 'admitted') {
+    // Offline means the control plane is out of reach (socket down or browser offline), not "media is
+    // reconnecting": commands are REST calls and must not wait for an ICE restart (a host's Admit pressed
+    // during a media hiccup used to sit in the queue until the socket happened to reopen).
+    if (!this.#controlReachable() && this.state.admission === 'admitted') {
       if (isNeverReplayed(body, this.state.self.participant_id)) {
         this.#notice('warning', 'not_replayed', describeCode('offline') + ' "' + label(type) + '" was not sent.');
         return { dropped: 'not_replayed' };
@@ -561,6 +669,11 @@ export class ParleyClient {
       return new Promise((resolve) => { cmd.settle = (r) => resolve(r.ok ? r.result : { dropped: r.dropped || 'failed' }); });
     }
     return this.#sendCommand(cmd);
+  }
+
+  #controlReachable() {
+    if (globalThis.navigator?.onLine === false) return false;
+    return this.state.connection === 'connected' || (!!this.signaling?.open && this.sigOpen);
   }
 
   async #sendCommand(cmd) {
@@ -618,7 +731,8 @@ export class ParleyClient {
     for (const c of send) this.#sendCommand(c).catch(() => {});
   }
 
-  admit(pid) { return this.command('admit', { participant_id: pid }); }
+  /** Admit needs no expected version: the server admits only a waiting participant, and admitting twice is a no-op. */
+  admit(pid) { return this.command('admit', { participant_id: pid, expected_participant_version: null }); }
   deny(pid) { return this.command('deny', { participant_id: pid }); }
   /** Host mute: revoke the participant's audio publish permission. */
   mute(pid) { return this.command('set_publish', { participant_id: pid, audio: false }); }
@@ -641,6 +755,19 @@ export class ParleyClient {
   // ------------------------------------------------------------------ remote media
 
   #addRemote(ref, track) {
+    const shown = this.remoteStreams.get(ref.participantId)?.[ref.source];
+    if (shown && this.retiring && track.muted && !shown.getTracks().includes(track)) {
+      // Moving generations: keep showing the old SFU's track until the new one actually delivers media.
+      let done = false;
+      const swap = () => { if (!done) { done = true; if (this.media?.slots.get(ref.mid)?.trackId === ref.trackId) this.#addRemote0(ref, track); } };
+      track.addEventListener('unmute', swap, { once: true });
+      setTimeout(swap, 3000);
+      return;
+    }
+    this.#addRemote0(ref, track);
+  }
+
+  #addRemote0(ref, track) {
     const cur = this.remoteStreams.get(ref.participantId) || {};
     const stream = new MediaStream([track]);
     this.remoteStreams.set(ref.participantId, { ...cur, [ref.source]: stream });
@@ -652,8 +779,10 @@ export class ParleyClient {
     });
   }
 
-  #removeRemote(ref) {
+  #removeRemote(ref, track = null) {
     const cur = this.remoteStreams.get(ref.participantId);
+    // A retired generation's track going away must not take down what the new generation shows.
+    if (track && cur?.[ref.source] && !cur[ref.source].getTracks().includes(track)) return;
     if (cur && cur[ref.source]) {
       const next = { ...cur };
       delete next[ref.source];
@@ -718,7 +847,8 @@ export class ParleyClient {
 
   /**
    * A dead SFU is silent long before ICE gives up: when the subscribe transport (media, RTCP, STUN
-   * answers) has received nothing for 1.5 s while others publish to us, restart ICE at once. If the SFU is
+   * answers) has received nothing for STALL_MS while others publish to us, restart ICE at once (a
+   * needless restart on a live SFU costs one offer/answer and keeps the connection). If the SFU is
    * gone, the restart's offer is refused and we move to a new transport generation.
    */
   #detectStall(st) {
@@ -729,9 +859,9 @@ export class ParleyClient {
       this.lastTransportChange = now;
       return;
     }
-    if (now - this.lastTransportChange > 1500 && now - (this.lastStallRestart || 0) > 5000) {
+    if (now - this.lastTransportChange > STALL_MS && now - (this.lastStallRestart || 0) > 5000) {
       this.lastStallRestart = now;
-      console.info('parley: no media for 1.5 s, restarting ICE');
+      console.info(`parley: no media for ${STALL_MS} ms, restarting ICE`);
       this.media.restartIce('stalled');
     }
   }
@@ -739,6 +869,7 @@ export class ParleyClient {
   #recompute() {
     if (FINAL.has(this.state.admission)) return;
     if (this.state.connection === 'failed') return;
+    if (this.sigOpen && this.queue.pending.length) this.flushPending();
     if (this.sigOpen && this.mediaUp) {
       const was = this.state.connection;
       this.everConnected = true;
@@ -778,16 +909,52 @@ export class ParleyClient {
     this.local.screen?.stop();
     this.media?.close();
     this.media = null;
+    this.#retireOld('closed');
     this.signaling?.close();
     this.sigOpen = false;
     this.mediaUp = false;
     clearInterval(this.statsTimer);
     clearInterval(this.rosterTimer);
-    window.removeEventListener('online', this.onNetworkChange);
+    this.#removeNetworkListeners();
     // One update, so listeners see the admission together with the reason code.
     this.store.set((s) => ({ admission, connection: 'closed', connectionReason: code || admission,
       self: { ...s.self, mic: { on: false, reason: admission }, camera: { on: false, reason: admission }, screen: { on: false, reason: admission } } }));
     this.#notice('error', code || admission, text);
+  }
+
+  #removeNetworkListeners() {
+    window.removeEventListener('online', this.onNetworkChange);
+    window.removeEventListener('offline', this.onOffline);
+    navigator.connection?.removeEventListener?.('change', this.onNetworkChange);
+  }
+
+  /**
+   * Recording state for the UI. Control events say what was asked (requested, stop requested); the
+   * recorder's progress (starting, recording, ready, failed) lives on the job, so while a recording is
+   * in flight the job is read every 2 s.
+   */
+  async #followRecording() {
+    if (this.recordingFollow || !this.meetingId) return;
+    this.recordingFollow = true;
+    try {
+      for (let i = 0; i < 100000; i++) {
+        if (FINAL.has(this.state.admission) || this.state.admission === 'left') return;
+        let list;
+        try { list = await this.api.recordings(this.meetingId, { maxAttempts: 1, timeoutMs: 5000 }); } catch { list = null; }
+        if (list) {
+          const jobs = list.recordings || [];
+          const job = jobs[jobs.length - 1];
+          const st = recordingStateOf(job);
+          if (st !== this.state.recording.state || (job && job.recording_job_id !== this.state.recording.job_id)) {
+            this.store.set({ recording: { state: st, job_id: job?.recording_job_id ?? null, stopRequested: !!job?.stop_requested, download: job?.download_location ?? null } });
+          }
+          if (!IN_FLIGHT_RECORDING.has(st)) return;
+        }
+        await sleep(Math.min(10000, 2000 + i * 500));
+      }
+    } finally {
+      this.recordingFollow = false;
+    }
   }
 
   /** Leave the meeting. */
@@ -795,9 +962,10 @@ export class ParleyClient {
     this.signaling?.close();
     this.media?.close();
     this.media = null;
+    this.#retireOld('left');
     clearInterval(this.statsTimer);
     clearInterval(this.rosterTimer);
-    window.removeEventListener('online', this.onNetworkChange);
+    this.#removeNetworkListeners();
     this.store.set({ admission: 'left' });
     this.#setConnection('closed', 'left');
   }
@@ -815,6 +983,18 @@ export class ParleyClient {
       slots: this.media ? [...this.media.slots.values()] : [],
     };
   }
+}
+
+/** Recording jobs still moving: follow them until they settle. */
+const IN_FLIGHT_RECORDING = new Set(['requested', 'starting', 'recording', 'finalizing', 'stopping']);
+
+/** The UI state of the newest recording job (none = idle). */
+function recordingStateOf(job) {
+  if (!job) return 'idle';
+  const st = job.state || 'idle';
+  if (job.stop_requested && (st === 'requested' || st === 'starting')) return 'stopping';
+  if (job.stop_requested && st === 'recording') return 'finalizing';
+  return st;
 }
 
 /** Claims of a compact JWS, read (not verified: the server verifies) to learn which SFU serves us. */

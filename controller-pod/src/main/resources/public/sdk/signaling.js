@@ -50,15 +50,18 @@ export class SignalingClient {
   /** Open the socket and send `join` (first time) or `resume` (later). */
   async connect() {
     this.closedByUser = false;
+    // Only the newest connect attempt may open a socket (a timer-driven retry can overlap reconnectNow()).
+    const seq = this.connectSeq = (this.connectSeq || 0) + 1;
     this.o.onState(this.everJoined ? 'reconnecting' : 'connecting');
     let t;
     try {
       t = await this.o.getTicket();
     } catch (e) {
+      if (seq !== this.connectSeq) return;
       if (e && e.code && FATAL.has(e.code)) { this.o.onState('failed', { code: e.code, error: e }); return; }
       return this.#scheduleReconnect(e);
     }
-    if (this.closedByUser) return;
+    if (this.closedByUser || seq !== this.connectSeq) return;
     const ws = new this.WS(this.redirectUrl || t.url);
     this.ws = ws;
     ws.onopen = () => {
@@ -121,6 +124,26 @@ export class SignalingClient {
     if (!this.closedByUser) this.#scheduleReconnect({ code: 'dropped' });
   }
 
+  /**
+   * Reconnect now, without the backoff pause: a new ticket is waiting (new transport generation) or the
+   * network just came back. An open socket is dropped first; `resume` keeps the cursor.
+   */
+  reconnectNow() {
+    if (this.closedByUser) return;
+    const ws = this.ws;
+    if (ws) {
+      this.ws = null;
+      ws.onmessage = null;
+      ws.onclose = null;
+      try { ws.close(4000, 'new transport'); } catch { /* ignore */ }
+      this.#stopPing();
+    }
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    if (!this.reconnectStartedAt) this.reconnectStartedAt = Date.now();
+    this.connect();
+  }
+
   #raw(msg) { this.ws.send(JSON.stringify(msg)); }
 
   async #scheduleReconnect(reason) {
@@ -133,7 +156,8 @@ export class SignalingClient {
     }
     this.o.onState('reconnecting', { reason });
     const delay = this.backoff.next();
-    setTimeout(() => { if (!this.closedByUser) this.connect(); }, delay);
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => { this.reconnectTimer = null; if (!this.closedByUser) this.connect(); }, delay);
   }
 
   async #onMessage(data) {

@@ -305,6 +305,9 @@ function withCommand(s, id, patch) {
   const clean = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
   // applied/failed are final: a late "committed" never moves a command back.
   if ((prev.state === 'applied' || prev.state === 'failed') && clean.state === 'committed') delete clean.state;
+  if (prev.media_enforcement === 'applied' && clean.media_enforcement && clean.media_enforcement !== 'applied') delete clean.media_enforcement;
+  // Enforcement applied = the command is applied (seed 000: committed, then applied once the SFU enforces it).
+  if (clean.media_enforcement === 'applied' && clean.state !== 'failed') clean.state = 'applied';
   return { ...s, commands: { ...s.commands, [id]: { ...prev, ...clean } } };
 }
 

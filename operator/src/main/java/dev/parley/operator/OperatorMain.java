@@ -30,7 +30,7 @@ public final class OperatorMain {
                 new HttpDrainSignal(config.internalSecret()), Instant::now, o -> { });
         op.operator().installShutdownHook(Duration.ofSeconds(30));
         HealthServer health = HealthServer.start(System.getenv().getOrDefault("PARLEY_BIND_ADDRESS", "0.0.0.0"),
-                Integer.parseInt(System.getenv().getOrDefault("PARLEY_HEALTH_PORT", "8080")));
+                Integer.parseInt(System.getenv().getOrDefault("PARLEY_HEALTH_PORT", "8080")), op.metrics()::render);
         op.start();
         health.ready();
     }

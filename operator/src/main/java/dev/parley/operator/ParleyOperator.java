@@ -1,5 +1,6 @@
 package dev.parley.operator;
 
+import dev.parley.operator.metrics.OperatorMetrics;
 import dev.parley.operator.reconcile.EventRecorder;
 import dev.parley.operator.reconcile.MediaRegionReconciler;
 import dev.parley.operator.reconcile.OwnedResources;
@@ -22,6 +23,7 @@ import java.util.function.Supplier;
 /** Wires the three reconcilers into a JOSDK {@link Operator}; used by {@link OperatorMain} and by tests. */
 public final class ParleyOperator implements AutoCloseable {
     private final Operator operator;
+    private final OperatorMetrics metrics = new OperatorMetrics();
 
     /**
      * @param extra extra JOSDK settings (tests turn server-side apply off for the mock API server)
@@ -32,6 +34,7 @@ public final class ParleyOperator implements AutoCloseable {
         this.operator = new Operator(o -> {
             o.withKubernetesClient(client);
             o.withCloseClientOnStop(false);
+            o.withMetrics(metrics);
             if (config.leaderElection()) {
                 o.withLeaderElectionConfiguration(new LeaderElectionConfiguration("parley-operator", config.leaseNamespace()));
             }
@@ -40,7 +43,7 @@ public final class ParleyOperator implements AutoCloseable {
         EventRecorder events = new EventRecorder(client);
         PodFactory pods = new PodFactory(config);
         OwnedResources owned = new OwnedResources(client);
-        PoolReconcile pools = new PoolReconcile(client, loads, registry, drain, events, clock);
+        PoolReconcile pools = new PoolReconcile(client, loads, registry, drain, events, clock, metrics);
         register(new SfuPoolReconciler(pools, pods, owned, config.resync()), config);
         register(new MediaRegionReconciler(client, pools, pods, owned, config.resync()), config);
         register(new RecordingJobReconciler(client, pods, recordings, events, config.resync()), config);
@@ -57,6 +60,11 @@ public final class ParleyOperator implements AutoCloseable {
 
     public void start() {
         operator.start();
+    }
+
+    /** Prometheus metrics of this operator instance ({@code /metrics} on the health port). */
+    public OperatorMetrics metrics() {
+        return metrics;
     }
 
     public Operator operator() {

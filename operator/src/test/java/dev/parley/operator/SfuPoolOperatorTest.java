@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.parley.operator.crd.ParleyApi;
 import dev.parley.operator.crd.SfuPool;
+import dev.parley.operator.metrics.OperatorMetrics;
 import dev.parley.operator.support.OperatorHarness;
 import dev.parley.operator.support.Pools;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -72,6 +73,13 @@ class SfuPoolOperatorTest {
         List<Event> up = h.eventsAbout(ns, "pool", "ScalingUp");
         assertThat(up).hasSize(1);
         assertThat(up.get(0).getMessage()).contains("2 -> 4").contains("average load 0.90");
+        // ... and in the Prometheus metrics
+        String metrics = h.metrics().render();
+        assertThat(metrics).contains("# TYPE parley_operator_scale_decisions_total counter")
+                .contains("parley_operator_scale_decisions_total{kind=\"SFU\",namespace=\"up\",pool=\"pool\",direction=\"UP\"} 1")
+                .contains("parley_operator_pool_pods{kind=\"SFU\",namespace=\"up\",pool=\"pool\"} 4");
+        assertThat(h.metrics().value("parley_operator_reconciles_total",
+                OperatorMetrics.labels("kind", "SfuPool", "result", "success"))).isPositive();
 
         // New pods are owned by the pool, unrouted until they register, and carry probes and the readiness gate.
         Pod p = pods(h.client, ns, "sfu", "pool").get(0);
@@ -139,6 +147,8 @@ class SfuPoolOperatorTest {
         assertThat(h.client.pods().inNamespace(ns).withName(least).get()).isNotNull();
         SfuPool mid = get(ns, "pool");
         assertThat(mid.getStatus().drainingReplicas).isEqualTo(1);
+        assertThat(h.metrics().value("parley_operator_drains_in_progress",
+                OperatorMetrics.labels("kind", "SFU", "namespace", ns, "pool", "pool"))).isEqualTo(1.0);
         assertThat(mid.getStatus().pods).anyMatch(s -> s.name.equals(least) && "3-migrating".equals(s.drainPhase));
 
         // Owners moved the meeting: zero transports -> phase 5 deletes the pod and its registry entry.
@@ -159,6 +169,8 @@ class SfuPoolOperatorTest {
         assertThat(h.eventsAbout(ns, "pool", "Drained")).singleElement()
                 .satisfies(e -> assertThat(e.getMessage()).contains(least).contains("emptied"));
         assertThat(h.eventsAbout(ns, "pool", "ScalingDown")).isNotEmpty();
+        assertThat(h.metrics().value("parley_operator_drains_finished_total",
+                OperatorMetrics.labels("kind", "SFU", "namespace", ns, "pool", "pool", "outcome", "emptied"))).isEqualTo(1.0);
     }
 
     @Test

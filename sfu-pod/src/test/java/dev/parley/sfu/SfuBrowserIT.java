@@ -148,6 +148,69 @@ class SfuBrowserIT {
     }
 
     @Test
+    void twoParticipantsEachReceiveTheOtherAndSurviveAnIceRestart() throws Exception {
+        String meeting = "m-" + UUID.randomUUID();
+        long joinedAt = System.nanoTime();
+        Peer a = join(meeting, "a", false, false, 1);
+        Peer b = join(meeting, "b", false, false, 1);
+        try {
+            awaitMediaFromAll(a, 1);
+            awaitMediaFromAll(b, 1);
+            assertGrowing(a, 1);
+            assertGrowing(b, 1);
+
+            // transport-cc feedback from the SFU drives each publisher's own estimator. Measured on this machine:
+            // with feedback Chromium's availableOutgoingBitrate holds at 0.3-4 Mbit/s; without it the estimate
+            // decays ~20 %/s from the REMB value to < 100 kbit/s within 20 s of joining.
+            long feedbackBefore = sfu.metrics().twccFeedbackSent.sum();
+            await().atMost(Duration.ofSeconds(10)).until(() -> sfu.metrics().twccFeedbackSent.sum() > feedbackBefore + 20);
+            long sinceJoin = System.nanoTime() - joinedAt;
+            if (sinceJoin < TimeUnit.SECONDS.toNanos(20)) Thread.sleep(TimeUnit.NANOSECONDS.toMillis(TimeUnit.SECONDS.toNanos(20) - sinceJoin));
+            double[] base = new double[1];
+            await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                base[0] = stats(a.page, "pub").path("outgoingBitrate").asDouble();
+                assertThat(base[0]).as("a's availableOutgoingBitrate 20 s after joining").isGreaterThan(150_000);
+            });
+            // and it is our feedback that holds it up: when the SFU stops sending it, Chromium backs off
+            call("POST", "/internal/v1/test/loss", json.createObjectNode().put("transport_feedback", false), 200);
+            try {
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
+                        assertThat(stats(a.page, "pub").path("outgoingBitrate").asDouble())
+                                .isLessThan(Math.max(base[0] * 0.5, 100_000)));   // it bottoms out near 84 kbit/s
+            } finally {
+                call("POST", "/internal/v1/test/loss", json.createObjectNode().put("transport_feedback", true), 200);
+            }
+
+            // ICE restart of b's subscribe connection: new credentials on both sides, same participant and transport
+            String oldUfrag = stats(b.page, "sub").path("ufrag").asText();
+            String offer = (String) b.page.evaluate("([n]) => restartIce(n)", List.of("sub"));
+            JsonNode r = createTransport(meeting, "b", "subscribe", offer);
+            assertThat(r.path("transport_id").asText()).isEqualTo(b.subscribeTransportId);
+            String answer = r.get("sdp_answer").asText();
+            b.page.evaluate("([sdp, tcp]) => answer('sub', sdp, tcp)", List.of(answer, false));
+            String newUfrag = stats(b.page, "sub").path("ufrag").asText();
+            assertThat(newUfrag).isNotEqualTo(oldUfrag);
+            assertThat(answer).doesNotContain("a=ice-ufrag:" + b.subscribeLocalUfrag);
+            // the browser's transport now runs on the new credentials (its checks were answered by the SFU), and
+            // media keeps flowing on the same participant
+            long staleBefore = sfu.metrics().drops("stun_stale_ufrag") + sfu.metrics().drops("stun_auth");
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                JsonNode s = stats(b.page, "sub");
+                assertThat(s.path("iceUfrag").asText()).as(s.toString()).isEqualTo(newUfrag);
+                assertThat(s.path("state").asText()).isEqualTo("connected");
+            });
+            assertThat(sfu.metrics().drops("stun_stale_ufrag") + sfu.metrics().drops("stun_auth")).isEqualTo(staleBefore);
+            long f0 = frames(b);
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> frames(b) > f0 + 30);
+            assertGrowing(b, 1);
+            assertThat(eventCount(meeting, "transport_connected")).isEqualTo(4);   // no new transport, no reconnect
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
+    @Test
     void iceTcpWhenUdpIsUnusable() {
         String meeting = "m-" + UUID.randomUUID();
         Peer a = join(meeting, "a", false, true, 1);
@@ -187,25 +250,39 @@ class SfuBrowserIT {
     }
 
     @Test
-    void fivePercentLossIsRecoveredByNack() throws Exception {
+    void fivePercentLossIsRecoveredByNackAndRtx() throws Exception {
         String meeting = "m-" + UUID.randomUUID();
         Peer a = join(meeting, "a", false, false, 1);
         Peer b = join(meeting, "b", false, false, 1);
         try {
             awaitMediaFromAll(b, 1);
-            loss(5);
             long retransmittedBefore = sfu.metrics().retransmissions.sum();
-            long framesBefore = frames(b);
-            Thread.sleep(4000);
-            long framesAfter = frames(b);
-            JsonNode s = stats(b.page, "sub");
-            assertThat(sfu.metrics().drops("test_loss")).isGreaterThan(0);
-            assertThat(s.path("nacks").asLong()).isGreaterThan(0);
-            assertThat(sfu.metrics().retransmissions.sum()).isGreaterThan(retransmittedBefore);
-            // frames keep decoding: fake camera runs ~30 fps, so 4 s should decode well over 40 frames
-            assertThat(framesAfter - framesBefore).isGreaterThan(40);
+            long rtxSentBefore = sfu.metrics().rtxSent.sum(), repairsBefore = sfu.metrics().rtxRepairs.sum();
+            // 5 % lost toward the subscriber (answered from the SFU's cache as RTX) and 5 % of a's video lost on
+            // the way in (the SFU NACKs a, which repairs with RTX)
+            loss(5, 5);
+            long framesBefore = frames(b), lostBefore = videoLost(b), dropsBefore = sfu.metrics().drops("test_loss");
+            Thread.sleep(6000);
+            long framesAfter = frames(b), lostAfter = videoLost(b), dropsAfter = sfu.metrics().drops("test_loss");
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                JsonNode s = stats(b.page, "sub");
+                assertThat(s.path("nacks").asLong()).isGreaterThan(0);
+                assertThat(sfu.metrics().retransmissions.sum()).isGreaterThan(retransmittedBefore);
+                // downstream RTX: the SFU sent retransmissions on the slot's RTX SSRC and Chromium counted them as such
+                assertThat(sfu.metrics().rtxSent.sum()).isGreaterThan(rtxSentBefore);
+                assertThat(s.path("rtxReceived").asLong()).as("subscriber retransmittedPacketsReceived").isGreaterThan(0);
+                // upstream RTX: a retransmitted, the SFU restored the original packets from it
+                assertThat(stats(a.page, "pub").path("rtxSent").asLong()).as("publisher retransmittedPacketsSent").isGreaterThan(0);
+                assertThat(sfu.metrics().rtxRepairs.sum()).isGreaterThan(repairsBefore);
+            });
+            // the losses were repaired: Chromium's video packetsLost (never received, RTX counts as received) grew by
+            // far less than what the SFU threw away (about two thirds of those drops are video packets)
+            assertThat(dropsAfter - dropsBefore).isGreaterThan(20);
+            assertThat(lostAfter - lostBefore).as("video packets lost for good").isLessThan((dropsAfter - dropsBefore) / 4);
+            // and frames kept decoding (a liveness floor that holds on a starved machine: ≥ 4 fps)
+            assertThat(framesAfter - framesBefore).isGreaterThan(24);
         } finally {
-            loss(0);
+            loss(0, 0);
             a.close();
             b.close();
         }
@@ -256,7 +333,7 @@ class SfuBrowserIT {
 
     // ------------------------------------------------------------------ helpers
 
-    private record Peer(BrowserContext ctx, Page page, String pid) {
+    private record Peer(BrowserContext ctx, Page page, String pid, String subscribeTransportId, String subscribeLocalUfrag) {
         void close() { ctx.close(); }
     }
 
@@ -270,8 +347,10 @@ class SfuBrowserIT {
         page.evaluate("([sdp, tcp]) => answer('pub', sdp, tcp)", List.of(pub.get("sdp_answer").asText(), tcpOnly));
         String subOffer = (String) page.evaluate("([n]) => subscribe('sub', n)", List.of(slots));
         JsonNode sub = createTransport(meeting, pid, "subscribe", subOffer);
-        page.evaluate("([sdp, tcp]) => answer('sub', sdp, tcp)", List.of(sub.get("sdp_answer").asText(), tcpOnly));
-        return new Peer(ctx, page, pid);
+        String subAnswer = sub.get("sdp_answer").asText();
+        page.evaluate("([sdp, tcp]) => answer('sub', sdp, tcp)", List.of(subAnswer, tcpOnly));
+        java.util.regex.Matcher u = java.util.regex.Pattern.compile("a=ice-ufrag:(\\S+)").matcher(subAnswer);
+        return new Peer(ctx, page, pid, sub.path("transport_id").asText(), u.find() ? u.group(1) : null);
     }
 
     private long eventCount(String meeting, String type) {
@@ -318,8 +397,9 @@ class SfuBrowserIT {
         call("PUT", "/internal/v1/meetings/" + meeting + "/participants/" + pid + "/subscriptions", body, 200);
     }
 
-    private void loss(int percent) {
-        call("POST", "/internal/v1/test/loss", json.createObjectNode().put("egress_loss_percent", percent), 200);
+    private void loss(int egressPercent, int ingressPercent) {
+        call("POST", "/internal/v1/test/loss", json.createObjectNode().put("egress_loss_percent", egressPercent)
+                .put("ingress_loss_percent", ingressPercent), 200);
     }
 
     private String metricsText() throws IOException, InterruptedException {
@@ -351,6 +431,12 @@ class SfuBrowserIT {
     private long frames(Peer p) {
         long n = 0;
         for (JsonNode v : stats(p.page, "sub").path("video")) n += v.path("frames").asLong();
+        return n;
+    }
+
+    private long videoLost(Peer p) {
+        long n = 0;
+        for (JsonNode v : stats(p.page, "sub").path("video")) n += v.path("lost").asLong();
         return n;
     }
 

@@ -18,6 +18,7 @@ public final class Main {
     }
 
     public static void main(String[] args) throws Exception {
+        NettyDefaults.apply();
         TurnConfig config = TurnConfig.fromEnv(System.getenv());
         LOG.info("starting TURN pod: {}", config);
         TurnPod pod = new TurnPod(config, System::currentTimeMillis);

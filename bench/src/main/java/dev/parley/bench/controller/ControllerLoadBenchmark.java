@@ -9,7 +9,9 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.parley.platform.ticket.TicketKeys;
 import dev.parley.testsupport.etcd.EtcdCluster;
+import dev.parley.testsupport.postgres.EmbeddedPostgresLauncher;
 import dev.parley.testsupport.postgres.PostgresExtension;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import io.etcd.jetcd.Client;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
@@ -44,7 +46,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * joins/s, per-operation latency p50/p99 and the controller's own authorization_enforcement_lag.
  *
  * <p>Usage: {@code java -cp bench.jar dev.parley.bench.controller.ControllerLoadBenchmark
- * [controllerJar] [seconds] [workers] [attendees]}
+ * [controllerJar] [seconds] [workers] [attendees] [warmupSeconds]}; env {@code CONTROLLER_JVM_OPTS} adds
+ * controller JVM options (e.g. a JFR recording), {@code BENCH_PG_DURABLE=1} runs PostgreSQL with fsync on.
  */
 public final class ControllerLoadBenchmark {
     static final String JWT_SECRET = "bench-hmac-secret-0123456789abcdef0123456789";
@@ -61,6 +64,7 @@ public final class ControllerLoadBenchmark {
         int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 30;
         int workers = args.length > 2 ? Integer.parseInt(args[2]) : 32;
         int attendees = args.length > 3 ? Integer.parseInt(args[3]) : 5;
+        int warmup = args.length > 4 ? Integer.parseInt(args[4]) : 5;
         if (!Files.exists(jar)) {
             throw new IllegalArgumentException("controller jar not found: " + jar + " (build controller-pod first)");
         }
@@ -69,7 +73,13 @@ public final class ControllerLoadBenchmark {
              BenchSfuStub sfu = new BenchSfuStub("sfu-bench-0", region, etcdClient, INTERNAL_SECRET)) {
             System.out.println("stub SFU registered: " + sfu.url());
             String db = "bench_" + ProcessHandle.current().pid();
-            try (Connection c = PostgresExtension.server().getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+            // test-support's embedded server runs with fsync, synchronous_commit and full_page_writes off;
+            // BENCH_PG_DURABLE=1 starts a separate server with all three on (production-like commits)
+            boolean durable = "1".equals(System.getenv("BENCH_PG_DURABLE"));
+            EmbeddedPostgres pg = durable ? durablePostgres() : PostgresExtension.server();
+            System.out.println("PostgreSQL: " + (durable ? "fsync/synchronous_commit/full_page_writes ON (durable)"
+                    : "test-support embedded server, fsync/synchronous_commit/full_page_writes OFF"));
+            try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
                 s.execute("CREATE DATABASE " + db);
             }
             int port;
@@ -78,7 +88,15 @@ public final class ControllerLoadBenchmark {
             }
             // the same JDK as this JVM (the PATH may hold an older java)
             String java = ProcessHandle.current().info().command().orElse("java");
-            ProcessBuilder pb = new ProcessBuilder(java, "-Xmx1g", "-jar", jar.toString());
+            List<String> cmd = new ArrayList<>(List.of(java, "-Xmx1g"));
+            // extra controller JVM options, e.g. -XX:StartFlightRecording=... to profile the run
+            String extra = System.getenv("CONTROLLER_JVM_OPTS");
+            if (extra != null && !extra.isBlank()) {
+                cmd.addAll(List.of(extra.trim().split("\\s+")));
+            }
+            cmd.addAll(List.of("-jar", jar.toString()));
+            System.out.println("controller command: " + String.join(" ", cmd));
+            ProcessBuilder pb = new ProcessBuilder(cmd);
             Map<String, String> env = pb.environment();
             env.put("PARLEY_POD_NAME", "controller-bench");
             env.put("PARLEY_REGION", region);
@@ -86,7 +104,7 @@ public final class ControllerLoadBenchmark {
             env.put("PARLEY_HTTP_PORT", String.valueOf(port));
             env.put("PARLEY_ETCD_ENDPOINTS", etcd.endpoints().get(0));
             env.put("PARLEY_INTERNAL_SECRET", INTERNAL_SECRET);
-            env.put("PARLEY_DB_URL", PostgresExtension.jdbcUrl(db));
+            env.put("PARLEY_DB_URL", "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/" + db);
             env.put("PARLEY_DB_USER", PostgresExtension.user());
             env.put("PARLEY_DB_PASSWORD", PostgresExtension.password());
             env.put("PARLEY_JWT_HMAC_SECRET", JWT_SECRET);
@@ -99,9 +117,9 @@ public final class ControllerLoadBenchmark {
             try {
                 String base = "http://127.0.0.1:" + port;
                 waitReady(base, controller);
-                System.out.println("controller up (log " + log + "); warm-up 5 s, then " + seconds + " s with "
-                        + workers + " workers, " + attendees + " attendees per meeting");
-                run(base, 5, workers, attendees, false);
+                System.out.println("controller up (log " + log + "); warm-up " + warmup + " s, then " + seconds
+                        + " s with " + workers + " workers, " + attendees + " attendees per meeting");
+                run(base, warmup, workers, attendees, false);
                 Duration cpu0 = controller.toHandle().info().totalCpuDuration().orElse(Duration.ZERO);
                 long joins = run(base, seconds, workers, attendees, true);
                 Duration cpu = controller.toHandle().info().totalCpuDuration().orElse(Duration.ZERO)
@@ -118,6 +136,23 @@ public final class ControllerLoadBenchmark {
             }
         }
         System.exit(0);
+    }
+
+    /** A private embedded server with test-support's settings except durability (fsync etc. on). */
+    static EmbeddedPostgres durablePostgres() throws java.io.IOException {
+        EmbeddedPostgres pg = EmbeddedPostgresLauncher.builder(Files.createTempDirectory("bench-pg-"), 0, true)
+                .setServerConfig("fsync", "on")
+                .setServerConfig("synchronous_commit", "on")
+                .setServerConfig("full_page_writes", "on")
+                .start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                pg.close();
+            } catch (java.io.IOException e) {
+                System.err.println("closing the bench PostgreSQL: " + e);
+            }
+        }));
+        return pg;
     }
 
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)

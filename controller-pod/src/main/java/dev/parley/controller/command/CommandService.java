@@ -71,7 +71,7 @@ public class CommandService {
                 return replay;
             }
             ParticipantRow actor = moderator(c, m, caller);
-            Ctx x = new Ctx(c, m, epoch, actor, body, new ArrayList<>(), new HashMap<>());
+            Ctx x = new Ctx(c, m, epoch, actor, body, new ArrayList<>(), new HashMap<>(), new HashMap<>());
             UUID commandId = UUID.randomUUID();
             ObjectNode answer = JsonBody.obj();
             boolean endsMeeting = false;
@@ -96,7 +96,7 @@ public class CommandService {
             }
             boolean pending = false;
             for (UUID pid : x.targets.keySet()) {
-                ParticipantRow p = ParticipantRow.require(c, meetingId, pid, false);
+                ParticipantRow p = current(x, pid);
                 if (p.sfuPod() != null) {
                     pending = true;
                 }
@@ -110,13 +110,18 @@ public class CommandService {
             UUID target = body.hasNonNull("participant_id") ? JsonBody.uuid(body, "participant_id", false) : null;
             ObjectNode cmdEvent = JsonBody.obj();
             cmdEvent.put("command_id", commandId.toString());
-            cmdEvent.put("type", type);
+            // command_type, not type: the socket merges the payload into an event whose own type is
+            // "command_committed", and a payload "type" used to overwrite it (docs/api.md)
+            cmdEvent.put("command_type", type);
             cmdEvent.put("media_enforcement", pending ? "pending" : "not_required");
             if (target != null) {
                 cmdEvent.put("participant_id", target.toString());
             }
-            x.events.add(log.append(c, meetingId, epoch, "command_committed", cmdEvent, null));
-            outbox.add(c, meetingId, Math.max(1, m.version()), "command." + type, commandId.toString(), cmdEvent);
+            // webhook payloads are nested (no clash): they keep the old "type" field for existing consumers
+            ObjectNode webhook = cmdEvent.deepCopy();
+            webhook.put("type", type);
+            x.events.add(log.append(c, meetingId, epoch, "command_committed", cmdEvent, null,
+                    new Outbox.Event(Math.max(1, m.version()), "command." + type, commandId.toString(), webhook)));
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO commands (command_id, meeting_id, principal_id, "
                     + "idempotency_key, request_hash, command_type, participant_id, state, media_enforcement, response, "
                     + "controller_epoch) VALUES (?, ?, ?, ?, ?, ?, ?, 'committed', ?, ?::jsonb, ?)")) {
@@ -137,7 +142,7 @@ public class CommandService {
     }
 
     private record Ctx(Connection c, MeetingRow m, long epoch, ParticipantRow actor, ObjectNode body,
-                       List<ControlEvent> events, Map<UUID, Long> targets) {
+                       List<ControlEvent> events, Map<UUID, Long> targets, Map<UUID, ParticipantRow> updated) {
     }
 
     private Committed replay(Connection c, UUID meetingId, Caller caller, String key, String hash) throws SQLException {
@@ -198,19 +203,27 @@ public class CommandService {
     }
 
     private long update(Ctx x, ParticipantRow p, String set, Object... params) throws SQLException {
-        long v = ParticipantRow.fencedUpdate(x.c, x.m.meetingId(), p.participantId(), p.version(), x.epoch, set, params);
-        x.targets.put(p.participantId(), v);
-        return v;
+        ParticipantRow now = ParticipantRow.fencedUpdateRow(x.c, x.m.meetingId(), p.participantId(), p.version(), x.epoch,
+                set, params);
+        x.targets.put(p.participantId(), now.version());
+        x.updated.put(p.participantId(), now);
+        return now.version();
+    }
+
+    /** The row as this transaction last wrote it (no re-read), or as the database has it now. */
+    private static ParticipantRow current(Ctx x, UUID pid) throws SQLException {
+        ParticipantRow p = x.updated.get(pid);
+        return p != null ? p : ParticipantRow.require(x.c, x.m.meetingId(), pid, false);
     }
 
     private void emitParticipant(Ctx x, String type, UUID pid, ObjectNode extra) throws SQLException {
-        ParticipantRow now = ParticipantRow.require(x.c, x.m.meetingId(), pid, false);
+        ParticipantRow now = current(x, pid);
         ObjectNode ev = ParticipantService.participantJson(now);
         if (extra != null) {
             ev.setAll(extra);
         }
-        x.events.add(log.append(x.c, x.m.meetingId(), x.epoch, type, ev, null));
-        outbox.add(x.c, x.m.meetingId(), now.version(), "participant." + type, pid + ":" + now.version(), ev);
+        x.events.add(log.append(x.c, x.m.meetingId(), x.epoch, type, ev, null,
+                new Outbox.Event(now.version(), "participant." + type, pid + ":" + now.version(), ev)));
     }
 
     private void admit(Ctx x, ObjectNode answer) throws SQLException {

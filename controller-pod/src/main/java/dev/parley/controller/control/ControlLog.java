@@ -3,6 +3,7 @@ package dev.parley.controller.control;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.api.ApiException;
+import dev.parley.controller.outbox.Outbox;
 import jakarta.inject.Singleton;
 
 import java.sql.Connection;
@@ -26,31 +27,38 @@ public class ControlLog {
 
     public ControlEvent append(Connection c, UUID meetingId, long epoch, String type, ObjectNode payload,
                                UUID audience) throws SQLException {
+        return append(c, meetingId, epoch, type, payload, audience, null);
+    }
+
+    /**
+     * Appends an event and, in the same statement (one round trip), writes {@code outbox} when it is not
+     * null: both happen only if the epoch-fenced sequence update matched.
+     */
+    public ControlEvent append(Connection c, UUID meetingId, long epoch, String type, ObjectNode payload,
+                               UUID audience, Outbox.Event outbox) throws SQLException {
         long seq;
-        try (PreparedStatement ps = c.prepareStatement(
-                "UPDATE meetings SET control_seq = control_seq + 1 WHERE meeting_id = ? AND controller_epoch = ? "
-                        + "RETURNING control_seq")) {
+        UUID id = UUID.randomUUID();
+        String sql = "WITH s AS (UPDATE meetings SET control_seq = control_seq + 1 WHERE meeting_id = ? "
+                + "AND controller_epoch = ? RETURNING control_seq) "
+                + (outbox == null ? "" : ", o AS (" + Outbox.insertFrom("s") + ") ")
+                + "INSERT INTO control_events (meeting_id, controller_epoch, seq, event_id, event_type, payload, "
+                + "audience_participant_id) SELECT ?, ?, s.control_seq, ?, ?, ?::jsonb, ? FROM s RETURNING seq";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setObject(1, meetingId);
             ps.setLong(2, epoch);
+            int i = outbox == null ? 3 : Outbox.bind(ps, 3, meetingId, outbox);
+            ps.setObject(i, meetingId);
+            ps.setLong(i + 1, epoch);
+            ps.setObject(i + 2, id);
+            ps.setString(i + 3, type);
+            ps.setString(i + 4, payload.toString());
+            ps.setObject(i + 5, audience);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     throw ApiException.unavailable("owner_changed", "controller epoch superseded; retry");
                 }
                 seq = rs.getLong(1);
             }
-        }
-        UUID id = UUID.randomUUID();
-        try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO control_events (meeting_id, controller_epoch, seq, event_id, event_type, payload, "
-                        + "audience_participant_id) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?)")) {
-            ps.setObject(1, meetingId);
-            ps.setLong(2, epoch);
-            ps.setLong(3, seq);
-            ps.setObject(4, id);
-            ps.setString(5, type);
-            ps.setString(6, payload.toString());
-            ps.setObject(7, audience);
-            ps.executeUpdate();
         }
         if (seq % 200 == 0) {
             try (PreparedStatement ps = c.prepareStatement(

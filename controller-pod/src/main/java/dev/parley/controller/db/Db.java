@@ -6,10 +6,12 @@ import jakarta.inject.Singleton;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 
 /**
  * Plain JDBC transactions on the Hikari pool. Every public operation is one short transaction
- * (READ COMMITTED plus explicit row locks); nothing network-bound happens inside one.
+ * (READ COMMITTED plus explicit row locks); nothing network-bound happens inside one. Round trips are
+ * the main cost of a request, so no per-transaction session settings are sent.
  */
 @Singleton
 public class Db {
@@ -26,28 +28,47 @@ public class Db {
     }
 
     public <T> T tx(TxWork<T> work) {
-        return tx(Connection.TRANSACTION_READ_COMMITTED, false, work);
+        return tx(false, work);
     }
 
+    /**
+     * A read-only REPEATABLE READ transaction: every statement sees the same snapshot. The isolation is set
+     * per transaction ({@code SET TRANSACTION}), not per session, so pooled connections need no reset.
+     */
     public <T> T readSnapshot(TxWork<T> work) {
-        return tx(Connection.TRANSACTION_REPEATABLE_READ, true, work);
+        return tx(true, work);
     }
 
-    private <T> T tx(int isolation, boolean readOnly, TxWork<T> work) {
+    /**
+     * One statement outside an explicit transaction (autocommit): a single SELECT is consistent on its own
+     * and needs no BEGIN/COMMIT round trips.
+     */
+    public <T> T read(TxWork<T> work) {
+        try (Connection c = ds.getConnection()) {
+            return work.run(c);
+        } catch (SQLException e) {
+            throw translate(e);
+        }
+    }
+
+    // No session settings (isolation, read-only) are changed, so a transaction costs no extra round trips:
+    // BEGIN rides on the first statement and autocommit toggling is client-side only in pgjdbc. Pooled
+    // connections stay in autocommit mode between uses, so no borrower can inherit an open transaction.
+    private <T> T tx(boolean snapshot, TxWork<T> work) {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
-            c.setTransactionIsolation(isolation);
-            c.setReadOnly(readOnly);
             try {
+                if (snapshot) {
+                    try (Statement s = c.createStatement()) {
+                        s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+                    }
+                }
                 T r = work.run(c);
                 c.commit();
                 return r;
             } catch (Throwable t) {
                 c.rollback();
                 throw t;
-            } finally {
-                c.setReadOnly(false);
-                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             }
         } catch (SQLException e) {
             throw translate(e);

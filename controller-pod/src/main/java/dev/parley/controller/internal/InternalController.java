@@ -16,6 +16,7 @@ import io.micronaut.http.annotation.Consumes;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Header;
+import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
@@ -25,8 +26,8 @@ import io.micronaut.security.rules.SecurityRule;
 import java.util.UUID;
 
 /**
- * Internal endpoints (shared bearer secret, never exposed publicly): SFU events for the owner, and the
- * public half of the ticket key for SFUs in local mode.
+ * Internal endpoints (shared bearer secret, never exposed publicly): SFU events for the owner, the
+ * public half of the ticket key for SFUs in local mode, dead letters and a meeting's state for operators.
  */
 @Controller("/internal/v1")
 @Secured(SecurityRule.IS_ANONYMOUS)
@@ -36,13 +37,23 @@ public class InternalController {
     private final SessionHub sessions;
     private final com.nimbusds.jose.jwk.ECKey ticketKey;
     private final dev.parley.controller.db.Db db;
+    private final MeetingInspector inspector;
 
     public InternalController(ParleyConfig cfg, SessionHub sessions, com.nimbusds.jose.jwk.ECKey ticketKey,
-                              dev.parley.controller.db.Db db) {
+                              dev.parley.controller.db.Db db, MeetingInspector inspector) {
         this.auth = cfg.internalSecret() == null ? null : new InternalAuth(cfg.internalSecret());
         this.sessions = sessions;
         this.ticketKey = ticketKey;
         this.db = db;
+        this.inspector = inspector;
+    }
+
+    /** The meeting as this controller sees it (kubectl parley inspect meeting asks the owner). */
+    @Get("/meetings/{meetingId}/state")
+    public HttpResponse<String> meetingState(@Nullable @Header("Authorization") String authorization,
+                                             @PathVariable String meetingId) {
+        check(authorization);
+        return Responses.json(200, inspector.state(JsonBody.parseUuid(meetingId, "meeting_id")));
     }
 
     /** Dead-lettered outbox events (visible for operators; redrive by clearing dead_lettered_at). */

@@ -13,6 +13,7 @@ import dev.parley.platform.grant.GrantAck;
 import dev.parley.platform.grant.PublishRights;
 import dev.parley.platform.grant.PutGrantsRequest;
 import dev.parley.platform.internal.InternalError;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micronaut.context.annotation.Context;
@@ -57,6 +58,7 @@ public final class GrantService {
     private final CommandService commands;
     private final SessionHub sessions;
     private final Timer enforcementLag;
+    private final Counter released;
     private final Map<UUID, MeetingGrants> meetings = new ConcurrentHashMap<>();
     private final ScheduledExecutorService exec = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "grant-renewal");
@@ -76,6 +78,8 @@ public final class GrantService {
         this.enforcementLag = Timer.builder("authorization_enforcement_lag")
                 .description("commit of a permission change until every SFU enforces it (applied)")
                 .publishPercentiles(0.5, 0.99).register(meters);
+        this.released = Counter.builder("sfu_participants_released")
+                .description("participants released (DELETE) at the SFU they moved away from").register(meters);
         meters.gauge("active_meetings", meetings, Map::size);
         ownership.onAcquired(this::acquired);
         ownership.onLost(meetings::remove);
@@ -90,6 +94,8 @@ public final class GrantService {
         volatile String sfu;
         volatile long acked = -1;
         volatile boolean removedAtSfu;
+        /** The SFU this participant moved away from; released (DELETE) once the new SFU holds a grant. */
+        volatile String releaseFrom;
         /** version → latest expiry (nanoTime) of any grant we sent with that version. */
         final NavigableMap<Long, Long> sentExpiry = new ConcurrentSkipListMap<>();
 
@@ -174,6 +180,9 @@ public final class GrantService {
                                     : PublishRights.NONE;
                             String sfu = rs.getString(7);
                             if (!sfu.equals(s.sfu)) {
+                                if (s.sfu != null) {
+                                    s.releaseFrom = s.sfu;
+                                }
                                 s.sfu = sfu;
                                 s.acked = -1;
                             }
@@ -315,9 +324,35 @@ public final class GrantService {
                     s.removedAtSfu = true;
                     sfus.removeParticipant(sfu.internalUrl(), meetingId.toString(), pid.toString(), g.epoch);
                 }
+                String old = s.releaseFrom;
+                if (old != null) {
+                    s.releaseFrom = null;
+                    releaseAtOldSfu(old, s.sfu, meetingId, pid, g.epoch);
+                }
             }
         }
         checkPending(meetingId, g);
+    }
+
+    /**
+     * Make-before-break for a move between SFUs (a drain, a new generation elsewhere): the new SFU already
+     * holds the participant's grant, so the old one may drop its transports now instead of waiting for
+     * consent expiry; that is what lets a draining SFU reach zero transports.
+     */
+    private void releaseAtOldSfu(String oldPod, String currentPod, UUID meetingId, UUID pid, long epoch) {
+        if (oldPod.equals(currentPod)) {
+            return;
+        }
+        SfuEntry old = selector.get(oldPod).orElse(null);
+        if (old == null) {
+            return; // gone already: nothing holds the transports
+        }
+        released.increment();
+        sfus.removeParticipant(old.internalUrl(), meetingId.toString(), pid.toString(), epoch).thenAccept(status -> {
+            if (status / 100 != 2) {
+                LOG.info("releasing {} at old SFU {} answered {}", pid, oldPod, status);
+            }
+        });
     }
 
     private void checkPending(UUID meetingId, MeetingGrants g) {

@@ -6,6 +6,8 @@ import jakarta.inject.Singleton;
 
 import java.util.Comparator;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * SFU placement from the etcd registry of our region: a meeting stays on its SFU while that SFU is
@@ -34,6 +36,17 @@ public class SfuSelector {
 
     public Optional<SfuEntry> get(String pod) {
         return pod == null ? Optional.empty() : Optional.ofNullable(registry.get(pod));
+    }
+
+    /** Pods whose registry entry says DRAINING: their meetings are to be moved (see DrainMigrator). */
+    public Set<String> drainingPods() {
+        return registry.entries().values().stream().filter(e -> SfuEntry.DRAINING.equals(e.state()))
+                .map(SfuEntry::pod).collect(Collectors.toUnmodifiableSet());
+    }
+
+    /** Whether a participant asked to move would find an ACTIVE SFU to go to. */
+    public boolean hasActive() {
+        return registry.entries().values().stream().anyMatch(SfuEntry::isActive);
     }
 
     public boolean isUsable(String pod) {

@@ -96,7 +96,7 @@ public class MeetingService {
 
     /** Checks existence and tenant before any ownership work. */
     public void requireVisible(Caller caller, UUID meetingId) {
-        db.tx(c -> {
+        db.read(c -> {
             requireTenant(MeetingRow.load(c, meetingId, false), caller);
             return null;
         });

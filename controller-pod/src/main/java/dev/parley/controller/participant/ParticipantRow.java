@@ -38,10 +38,17 @@ public record ParticipantRow(UUID meetingId, UUID participantId, UUID principalI
     }
 
     static ParticipantRow read(ResultSet rs) throws SQLException {
-        return new ParticipantRow(rs.getObject(1, UUID.class), rs.getObject(2, UUID.class), rs.getObject(3, UUID.class),
-                rs.getObject(4, UUID.class), rs.getString(5), rs.getString(6), rs.getString(7), rs.getBoolean(8),
-                rs.getBoolean(9), rs.getBoolean(10), rs.getLong(11), rs.getLong(12), rs.getString(13),
-                rs.getString(14), rs.getString(15), rs.getBoolean(16));
+        return read(rs, 0);
+    }
+
+    /** Reads {@link #COLS} starting after the first {@code skip} columns. */
+    static ParticipantRow read(ResultSet rs, int skip) throws SQLException {
+        int i = skip;
+        return new ParticipantRow(rs.getObject(i + 1, UUID.class), rs.getObject(i + 2, UUID.class),
+                rs.getObject(i + 3, UUID.class), rs.getObject(i + 4, UUID.class), rs.getString(i + 5),
+                rs.getString(i + 6), rs.getString(i + 7), rs.getBoolean(i + 8), rs.getBoolean(i + 9),
+                rs.getBoolean(i + 10), rs.getLong(i + 11), rs.getLong(i + 12), rs.getString(i + 13),
+                rs.getString(i + 14), rs.getString(i + 15), rs.getBoolean(i + 16));
     }
 
     public static ParticipantRow find(Connection c, UUID meetingId, UUID participantId, boolean forUpdate) throws SQLException {
@@ -113,10 +120,16 @@ public record ParticipantRow(UUID meetingId, UUID participantId, UUID principalI
      */
     public static long fencedUpdate(Connection c, UUID meetingId, UUID participantId, long expectedVersion, long epoch,
                                     String setClause, Object... params) throws SQLException {
+        return fencedUpdateRow(c, meetingId, participantId, expectedVersion, epoch, setClause, params).version();
+    }
+
+    /** {@link #fencedUpdate} returning the updated row (saves re-reading it for events). */
+    public static ParticipantRow fencedUpdateRow(Connection c, UUID meetingId, UUID participantId, long expectedVersion,
+                                                 long epoch, String setClause, Object... params) throws SQLException {
         String sql = "UPDATE meeting_participants p SET " + setClause + ", version = p.version + 1, updated_at = now() "
                 + "WHERE p.meeting_id = ? AND p.participant_id = ? AND p.version = ? "
                 + "AND EXISTS (SELECT 1 FROM meetings m WHERE m.meeting_id = p.meeting_id AND m.controller_epoch = ?) "
-                + "RETURNING p.version";
+                + "RETURNING " + COLS;
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
             for (Object o : params) {
@@ -128,7 +141,7 @@ public record ParticipantRow(UUID meetingId, UUID participantId, UUID principalI
             ps.setLong(i, epoch);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
-                    return rs.getLong(1);
+                    return read(rs);
                 }
             }
         }

@@ -65,7 +65,8 @@ public class ParticipantService {
                             String displayName, String hash) {
         return db.tx(c -> {
             MeetingRow m = MeetingService.lockForOwner(c, meetingId, epoch, caller);
-            ParticipantRow existing = ParticipantRow.byKey(c, meetingId, caller.principalId(), key);
+            JoinView view = JoinView.read(c, meetingId, caller.principalId());
+            ParticipantRow existing = view.byKey(key);
             if (existing != null) {
                 if (!hash.equals(existing.joinRequestHash())) {
                     throw ApiException.conflict("idempotency_key_reused", "this Idempotency-Key was used with a different request");
@@ -75,32 +76,34 @@ public class ParticipantService {
             if (m.isClosing()) {
                 throw ApiException.conflict("meeting_ended", "the meeting is " + m.status());
             }
-            if (banned(c, meetingId, caller.principalId())) {
+            if (view.banned()) {
                 throw ApiException.forbidden("principal_banned", "you were removed from this meeting");
             }
             boolean organizer = caller.principalId().equals(m.organizerId());
             if (m.locked() && !organizer) {
                 throw ApiException.forbidden("meeting_locked", "the meeting is locked");
             }
-            for (ParticipantRow p : ParticipantRow.activeOf(c, meetingId, caller.principalId())) {
-                if (p.clientInstanceId().equals(clientInstance)) {
+            for (ParticipantRow p : view.own()) {
+                if (p.isActive() && p.clientInstanceId().equals(clientInstance)) {
                     throw ApiException.conflict("device_session_active", "this device already has an active session")
                             .with("participant_id", p.participantId().toString());
                 }
             }
             Seats.take(c, meetingId, m.tenantId(), cfg.tenantMaxConcurrentParticipants());
-            boolean hostPresent = hostPresent(c, meetingId);
+            boolean hostPresent = view.hostPresent();
             String role = organizer && !hostPresent ? "host" : "attendee";
             boolean admitted = "host".equals(role) || !m.waitingRoomEnabled();
             boolean audio = admitted && (!m.muteAll() || m.allowSelfUnmute() || "host".equals(role));
             boolean screen = admitted && "host".equals(role);
             UUID pid = UUID.randomUUID();
             ObjectNode stored = body.deepCopy();
+            ParticipantRow p;
             stored.put("_hash", hash);
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO meeting_participants (meeting_id, participant_id, "
                     + "principal_id, client_instance_id, idempotency_key, role, admission_state, audio_publish_allowed, "
                     + "video_publish_allowed, screen_publish_allowed, display_name, join_request, admitted_at) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, " + (admitted ? "now()" : "NULL") + ")")) {
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, " + (admitted ? "now()" : "NULL") + ") "
+                    + "RETURNING " + ParticipantRow.COLS)) {
                 ps.setObject(1, meetingId);
                 ps.setObject(2, pid);
                 ps.setObject(3, caller.principalId());
@@ -113,17 +116,18 @@ public class ParticipantService {
                 ps.setBoolean(10, screen);
                 ps.setString(11, displayName);
                 ps.setString(12, stored.toString());
-                ps.executeUpdate();
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    p = ParticipantRow.read(rs);
+                }
             }
             if (admitted && "scheduled".equals(m.status())) {
                 goLive(c, meetingId, epoch);
             }
-            ParticipantRow p = ParticipantRow.require(c, meetingId, pid, false);
             ObjectNode ev = participantJson(p);
             List<ControlEvent> events = new ArrayList<>();
-            events.add(log.append(c, meetingId, epoch, admitted ? "participant_joined" : "participant_waiting", ev, null));
-            outbox.add(c, meetingId, p.version(), admitted ? "participant.joined" : "participant.waiting",
-                    pid.toString(), ev);
+            events.add(log.append(c, meetingId, epoch, admitted ? "participant_joined" : "participant_waiting", ev, null,
+                    new Outbox.Event(p.version(), admitted ? "participant.joined" : "participant.waiting", pid.toString(), ev)));
             return new Joined(answer(p), events, false);
         });
     }
@@ -134,26 +138,6 @@ public class ParticipantService {
             ps.setObject(1, meetingId);
             ps.setLong(2, epoch);
             ps.executeUpdate();
-        }
-    }
-
-    static boolean hostPresent(Connection c, UUID meetingId) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM meeting_participants WHERE meeting_id = ? "
-                + "AND role = 'host' AND admission_state = 'admitted'")) {
-            ps.setObject(1, meetingId);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
-        }
-    }
-
-    static boolean banned(Connection c, UUID meetingId, UUID principal) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM principal_bans WHERE meeting_id = ? AND principal_id = ?")) {
-            ps.setObject(1, meetingId);
-            ps.setObject(2, principal);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
         }
     }
 

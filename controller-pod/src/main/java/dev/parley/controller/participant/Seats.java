@@ -25,15 +25,13 @@ public final class Seats {
                 throw ApiException.conflict("meeting_full", "the meeting has reached its maximum participants");
             }
         }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO tenant_usage (tenant_id, max_concurrent_participants) "
-                + "VALUES (?, ?) ON CONFLICT (tenant_id) DO NOTHING")) {
+        // the tenant's first seat creates its usage row; later ones increment it only below the limit
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO tenant_usage AS u (tenant_id, "
+                + "max_concurrent_participants, active_participants) VALUES (?, ?, 1) ON CONFLICT (tenant_id) DO UPDATE "
+                + "SET active_participants = u.active_participants + 1 "
+                + "WHERE u.active_participants < u.max_concurrent_participants")) {
             ps.setObject(1, tenantId);
             ps.setInt(2, tenantMax);
-            ps.executeUpdate();
-        }
-        try (PreparedStatement ps = c.prepareStatement("UPDATE tenant_usage SET active_participants = active_participants + 1 "
-                + "WHERE tenant_id = ? AND active_participants < max_concurrent_participants")) {
-            ps.setObject(1, tenantId);
             if (ps.executeUpdate() == 0) {
                 throw new ApiException(429, "tenant_capacity_reached",
                         "the tenant has reached its concurrent participant limit");

@@ -19,6 +19,8 @@ final class Conn {
     volatile boolean left;
     volatile long admittedAtMillis;
     volatile boolean mediaReadyRecorded;
+    /** When this socket was last asked to leave a draining SFU (nanoTime; 0 = never). */
+    volatile long migrationAskedNanos;
     /** Highest control event seq delivered on this socket (epoch = {@link #epoch}). */
     long lastSeq;
 

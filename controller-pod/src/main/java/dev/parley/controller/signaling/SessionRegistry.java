@@ -181,6 +181,17 @@ public class SessionRegistry implements SessionHub {
         }
     }
 
+    /** Every joined socket that has not left (for sweeps such as drain migration). */
+    void forEachJoined(java.util.function.Consumer<Conn> action) {
+        for (Set<Conn> s : byMeeting.values()) {
+            for (Conn c : s) {
+                if (c.joined() && !c.left) {
+                    action.accept(c);
+                }
+            }
+        }
+    }
+
     int count() {
         return byMeeting.values().stream().mapToInt(Set::size).sum();
     }

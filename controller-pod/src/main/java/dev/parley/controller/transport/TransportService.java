@@ -110,30 +110,29 @@ public class TransportService {
                 }
             }
             long gen = expected + 1;
-            try (PreparedStatement ps = c.prepareStatement("UPDATE meeting_participants p SET transport_generation = ?, "
-                    + "sfu_pod = ?, updated_at = now() WHERE p.meeting_id = ? AND p.participant_id = ? "
-                    + "AND p.transport_generation = ? AND EXISTS (SELECT 1 FROM meetings m WHERE m.meeting_id = p.meeting_id "
-                    + "AND m.controller_epoch = ?)")) {
+            // one round trip: bump the generation (only from the expected one, only under our epoch) and
+            // record the attempt; no attempt row means the fenced update matched nothing
+            try (PreparedStatement ps = c.prepareStatement("WITH u AS (UPDATE meeting_participants p SET "
+                    + "transport_generation = ?, sfu_pod = ?, updated_at = now() WHERE p.meeting_id = ? "
+                    + "AND p.participant_id = ? AND p.transport_generation = ? AND EXISTS (SELECT 1 FROM meetings m "
+                    + "WHERE m.meeting_id = p.meeting_id AND m.controller_epoch = ?) RETURNING p.participant_id) "
+                    + "INSERT INTO transport_attempts (meeting_id, participant_id, idempotency_key, request_hash, "
+                    + "transport_generation, sfu_pod, device_key_id) SELECT ?, u.participant_id, ?, ?, ?, ?, ? FROM u")) {
                 ps.setLong(1, gen);
                 ps.setString(2, sfu.pod());
                 ps.setObject(3, meetingId);
                 ps.setObject(4, participantId);
                 ps.setLong(5, expected);
                 ps.setLong(6, epoch);
+                ps.setObject(7, meetingId);
+                ps.setString(8, key);
+                ps.setString(9, hash);
+                ps.setLong(10, gen);
+                ps.setString(11, sfu.pod());
+                ps.setString(12, deviceKey);
                 if (ps.executeUpdate() == 0) {
                     throw ApiException.unavailable("owner_changed", "controller epoch superseded; retry");
                 }
-            }
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO transport_attempts (meeting_id, participant_id, "
-                    + "idempotency_key, request_hash, transport_generation, sfu_pod, device_key_id) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-                ps.setObject(1, meetingId);
-                ps.setObject(2, participantId);
-                ps.setString(3, key);
-                ps.setString(4, hash);
-                ps.setLong(5, gen);
-                ps.setString(6, sfu.pod());
-                ps.setString(7, deviceKey);
-                ps.executeUpdate();
             }
             return new Reserved(gen, sfu, deviceKey);
         });

@@ -153,6 +153,15 @@ class ApiWalkthroughIT {
             // the socket saw the permission change and the applied event, in cursor order
             JsonNode ev = ws.await("event", 3000);
             assertThat(ev.get("cursor").asText()).isNotEqualTo(cursorAtJoin);
+            // command_committed keeps its own event type; the command's type travels as command_type
+            JsonNode committed = ev.get("event");
+            long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!"command_committed".equals(committed.path("type").asText()) || !cmd.equals(committed.path("command_id").asText())) {
+                assertThat(System.nanoTime()).as("command_committed of the revoke on the socket").isLessThan(until);
+                committed = ws.await("event", 5000).get("event");
+            }
+            assertThat(committed.get("command_type").asText()).isEqualTo("revoke_audio_publish");
+            assertThat(committed.get("participant_id").asText()).isEqualTo(pid);
 
             // snapshot with cursor
             var snap = h.call(0, "GET", "/v1/meetings/" + m + "/snapshot", rToken, null, null);
@@ -164,6 +173,43 @@ class ApiWalkthroughIT {
             assertThat(snap.body().get("self").get("participant_version").asLong()).isEqualTo(3);
             assertThat(snap.body().get("self").get("audio_publish_allowed").asBoolean()).isFalse();
         }
+    }
+
+    @Test
+    void ownerServesMeetingStateForOperators() throws Exception {
+        Scenario s = new Scenario(h).meeting(true);
+        String[] a = s.admittedAttendee(0);
+        var t = s.transport(0, a[0], a[1], 0, "state-t1");
+        assertThat(t.status()).as(t.raw()).isEqualTo(200);
+        String path = "/internal/v1/meetings/" + s.meetingId + "/state";
+
+        var st = h.call(h.base(0), "GET", path, ControllerHarness.INTERNAL_SECRET, null, null, null);
+        assertThat(st.status()).as(st.raw()).isEqualTo(200);
+        JsonNode b = st.body();
+        assertThat(b.get("owned_here").asBoolean()).isTrue();
+        assertThat(b.get("owner_epoch").asLong()).isEqualTo(b.get("controller_epoch").asLong()).isPositive();
+        assertThat(b.get("status").asText()).isEqualTo("live");
+        assertThat(b.get("participants")).hasSize(2);
+        JsonNode attendee = null;
+        for (JsonNode p : b.get("participants")) {
+            if (p.get("participant_id").asText().equals(a[1])) {
+                attendee = p;
+            }
+        }
+        assertThat(attendee).isNotNull();
+        assertThat(attendee.get("admission_state").asText()).isEqualTo("admitted");
+        assertThat(attendee.get("transport_generation").asLong()).isEqualTo(1);
+        assertThat(attendee.get("sfu").asText()).isEqualTo(h.sfus.get(0).pod());
+        assertThat(b.get("sfus").get(0).asText()).isEqualTo(h.sfus.get(0).pod());
+        assertThat(b.get("pending_enforcement").isArray()).isTrue();
+        // no principal ids (the roster never shows who is behind a participant)
+        assertThat(st.raw()).doesNotContain(s.hostPrincipal.toString());
+
+        assertThat(h.call(h.base(0), "GET", path, "wrong", null, null, null).status()).isEqualTo(401);
+        var unknown = h.call(h.base(0), "GET", "/internal/v1/meetings/" + UUID.randomUUID() + "/state",
+                ControllerHarness.INTERNAL_SECRET, null, null, null);
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.contentType()).startsWith("application/problem+json");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.parley.controller.observability;
 
+import dev.parley.controller.auth.CachingTokenValidator;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.platform.etcd.ProcessLease;
@@ -7,12 +8,25 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import io.micronaut.security.token.validator.TokenValidator;
+import io.micronaut.web.router.Router;
+import io.micronaut.web.router.UriRouteInfo;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** Health reflects PostgreSQL and the etcd lease; Prometheus exposes seed 000's metric names; OpenAPI served. */
+/**
+ * Health reflects PostgreSQL and the etcd lease; Prometheus exposes seed 000's metric names; OpenAPI served
+ * and complete: every public route is in the hand-written document, every internal route in docs/controller.md.
+ */
 class HealthAndMetricsIT {
     static ControllerHarness h;
 
@@ -27,12 +41,56 @@ class HealthAndMetricsIT {
         h.close();
     }
 
+    /** {x} → {} so that path parameter names don't matter. */
+    static String normalize(String path) {
+        return path.replaceAll("\\{[^}]*}", "{}");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyRouteIsDocumented() throws Exception {
+        Map<String, Object> doc;
+        try (var in = HealthAndMetricsIT.class.getResourceAsStream("/openapi/parley.yml")) {
+            doc = new org.yaml.snakeyaml.Yaml().load(in);
+        }
+        Set<String> documented = new TreeSet<>();
+        ((Map<String, Map<String, Object>>) doc.get("paths")).forEach((path, ops) ->
+                ops.keySet().forEach(method -> documented.add(method.toUpperCase(Locale.ROOT) + " " + normalize(path))));
+        String controllerDoc = normalize(Files.readString(Path.of("../docs/controller.md")));
+
+        Set<String> publicRoutes = new TreeSet<>();
+        Set<String> internalRoutes = new TreeSet<>();
+        for (UriRouteInfo<?, ?> r : h.controllers.get(0).getBean(Router.class).uriRoutes().toList()) {
+            if ("HEAD".equals(r.getHttpMethodName())) {
+                continue; // Micronaut adds HEAD for every GET
+            }
+            String path = r.getUriMatchTemplate().toPathString();
+            String route = r.getHttpMethodName() + " " + normalize(path);
+            if (path.startsWith("/v1/")) {
+                publicRoutes.add(route);
+            } else if (path.startsWith("/internal/")) {
+                internalRoutes.add(route);
+            }
+        }
+        assertThat(publicRoutes).as("public routes").hasSizeGreaterThanOrEqualTo(10);
+        assertThat(documented).as("routes in openapi/parley.yml").containsAll(publicRoutes);
+        assertThat(internalRoutes).as("internal routes").contains("GET /internal/v1/meetings/{}/state");
+        for (String route : internalRoutes) {
+            assertThat(controllerDoc).as("docs/controller.md lists " + route).contains("`" + route + "`");
+        }
+    }
+
     @Test
     void healthMetricsAndOpenApi() throws Exception {
         Scenario s = new Scenario(h).meeting(false);
         String[] a = s.admittedAttendee(0);
         s.transport(0, a[0], a[1], 0, "t");
         s.command(0, "{\"type\":\"set_publish\",\"participant_id\":\"" + a[1] + "\",\"audio\":false}");
+
+        // the framework's JWT validator is wrapped by the cache (one validator), and the cache is used
+        var validators = h.controllers.get(0).getBeansOfType(TokenValidator.class);
+        assertThat(validators).hasSize(1).allMatch(v -> v instanceof CachingTokenValidator<?, ?>);
+        assertThat(((CachingTokenValidator<?, ?>) validators.iterator().next()).cachedTokens()).isPositive();
 
         var health = h.call(h.base(0), "GET", "/health", null, null, null, null);
         assertThat(health.status()).as(health.raw()).isEqualTo(200);

@@ -61,7 +61,7 @@ class ResumeIT {
         String cursor;
         try (WsClient ws = new WsClient(t.text("signaling_endpoint"))) {
             ws.send("{\"type\":\"join\",\"connect_ticket\":\"" + t.text("connect_ticket") + "\"}");
-            cursor = ws.await("joined", 5000).get("cursor").asText();
+            cursor = ws.await("joined", 20_000).get("cursor").asText();
         }
         // three commands while disconnected (one private to a[1], one to another participant)
         String[] other = s.admittedAttendee(0);
@@ -105,8 +105,8 @@ class ResumeIT {
         assertThat(t3.body().get("controller_epoch").asLong()).isGreaterThan(epoch);
         try (WsClient ws = new WsClient(t3.text("signaling_endpoint"))) {
             ws.send("{\"type\":\"resume\",\"connect_ticket\":\"" + t3.text("connect_ticket") + "\",\"resume_after\":\"" + cursor + "\"}");
-            assertThat(ws.await("snapshot_required", 5000).get("type").asText()).isEqualTo("snapshot_required");
-            JsonNode joined = ws.await("joined", 5000);
+            assertThat(ws.await("snapshot_required", 20_000).get("type").asText()).isEqualTo("snapshot_required");
+            JsonNode joined = ws.await("joined", 20_000);
             assertThat(joined.get("cursor").asText()).startsWith(t3.body().get("controller_epoch").asText() + ".");
         }
     }
@@ -117,7 +117,7 @@ class ResumeIT {
 
     /** Reads one message: records events, returns the message type. */
     private static String nextType(WsClient ws, List<String> got, List<String> cursors) throws InterruptedException {
-        JsonNode n = ws.received.poll(5, java.util.concurrent.TimeUnit.SECONDS);
+        JsonNode n = ws.received.poll(20, java.util.concurrent.TimeUnit.SECONDS);
         if (n == null) {
             throw new AssertionError("no message");
         }
@@ -138,10 +138,10 @@ class ResumeIT {
         var tb = s.transport(c, back[0], back[1], 0, "b");
         WsClient wg = new WsClient(tg.text("signaling_endpoint"));
         wg.send("{\"type\":\"join\",\"connect_ticket\":\"" + tg.text("connect_ticket") + "\"}");
-        wg.await("joined", 5000);
+        wg.await("joined", 20_000);
         WsClient wb = new WsClient(tb.text("signaling_endpoint"));
         wb.send("{\"type\":\"join\",\"connect_ticket\":\"" + tb.text("connect_ticket") + "\"}");
-        String cur = wb.await("joined", 5000).get("cursor").asText();
+        String cur = wb.await("joined", 20_000).get("cursor").asText();
         wg.abort();
         wb.abort();
         Thread.sleep(1000);
@@ -149,7 +149,7 @@ class ResumeIT {
         assertThat(tb2.status()).as(tb2.raw()).isEqualTo(200);
         try (WsClient again = new WsClient(tb2.text("signaling_endpoint"))) {
             again.send("{\"type\":\"resume\",\"connect_ticket\":\"" + tb2.text("connect_ticket") + "\",\"resume_after\":\"" + cur + "\"}");
-            again.await("joined", 5000);
+            again.await("joined", 20_000);
             await().atMost(Duration.ofSeconds(10)).until(() ->
                     "left".equals(h.scalar("SELECT admission_state FROM meeting_participants WHERE participant_id = '" + gone[1] + "'")));
             // the ghost lost its media rights at the SFU too

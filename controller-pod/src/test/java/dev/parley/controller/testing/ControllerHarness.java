@@ -11,6 +11,7 @@ import com.nimbusds.jwt.SignedJWT;
 import dev.parley.controller.Application;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.platform.ticket.TicketKeys;
+import dev.parley.testsupport.etcd.EtcdCluster;
 import io.etcd.jetcd.Client;
 import io.micronaut.context.ApplicationContext;
 
@@ -41,7 +42,7 @@ public final class ControllerHarness implements AutoCloseable {
     public static final String INTERNAL_SECRET = "internal-secret-0123456789";
     public static final ObjectMapper JSON = new ObjectMapper();
 
-    public final EtcdTestServer etcd;
+    public final EtcdCluster etcd;
     public final Client etcdClient;
     public final String dbUrl;
     public final ECKey ticketKey = TicketKeys.generate();
@@ -53,8 +54,8 @@ public final class ControllerHarness implements AutoCloseable {
     public final String region = "test-" + UUID.randomUUID().toString().substring(0, 8);
 
     public ControllerHarness(int sfuCount) throws Exception {
-        etcd = EtcdTestServer.start();
-        etcdClient = etcd.newClient();
+        etcd = EtcdCluster.start(1);
+        etcdClient = Client.builder().endpoints(etcd.endpoints().get(0)).build();
         dbUrl = TestPostgres.freshDatabaseUrl();
         for (int i = 0; i < sfuCount; i++) {
             addSfu("sfu-" + i);
@@ -77,7 +78,7 @@ public final class ControllerHarness implements AutoCloseable {
         env.put("PARLEY_REGION", region);
         env.put("PARLEY_BIND_ADDRESS", "127.0.0.1");
         env.put("PARLEY_HTTP_PORT", String.valueOf(port));
-        env.put("PARLEY_ETCD_ENDPOINTS", etcd.endpoint());
+        env.put("PARLEY_ETCD_ENDPOINTS", etcd.endpoints().get(0));
         env.put("PARLEY_INTERNAL_SECRET", INTERNAL_SECRET);
         env.put("PARLEY_LEASE_TTL_SECONDS", "3");
         env.put("PARLEY_DB_URL", dbUrl);

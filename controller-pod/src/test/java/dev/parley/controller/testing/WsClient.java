@@ -52,15 +52,17 @@ public final class WsClient implements AutoCloseable {
     /** The next message of a type (others before it are skipped), or an AssertionError on timeout. */
     public JsonNode await(String type, long millis) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        java.util.List<String> skipped = new java.util.ArrayList<>();
         while (true) {
             long left = deadline - System.nanoTime();
             JsonNode n = received.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
             if (n == null) {
-                throw new AssertionError("no '" + type + "' message within " + millis + " ms");
+                throw new AssertionError("no '" + type + "' message within " + millis + " ms; skipped: " + skipped);
             }
             if (type.equals(n.path("type").asText())) {
                 return n;
             }
+            skipped.add(n.toString());
         }
     }
 

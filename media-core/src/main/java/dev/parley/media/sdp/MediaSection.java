@@ -82,6 +82,14 @@ public final class MediaSection {
         return r;
     }
 
+    /** The offered {@code rtx} payload type whose {@code apt} is {@code payloadType} (RFC 4588 §8.1), or null. */
+    public Codec rtxFor(int payloadType) {
+        for (Codec c : codecs().values()) {
+            if (c.name().equalsIgnoreCase("rtx") && String.valueOf(payloadType).equals(c.param("apt"))) return c;
+        }
+        return null;
+    }
+
     /** Header extensions: id → URI (a=extmap:id[/direction] uri). */
     public Map<Integer, String> extensions() {
         Map<Integer, String> r = new LinkedHashMap<>();

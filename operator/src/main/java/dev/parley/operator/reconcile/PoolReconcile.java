@@ -8,6 +8,7 @@ import dev.parley.operator.crd.PoolStatus;
 import dev.parley.operator.model.Autoscaler;
 import dev.parley.operator.model.AutoscalerMemory;
 import dev.parley.operator.model.Capacity;
+import dev.parley.operator.metrics.OperatorMetrics;
 import dev.parley.operator.model.DrainModel;
 import dev.parley.operator.model.DrainPhase;
 import dev.parley.operator.model.DrainState;
@@ -77,9 +78,11 @@ public final class PoolReconcile {
     private final DrainModel drainModel = new DrainModel();
     private final Map<String, AutoscalerMemory> memory = new ConcurrentHashMap<>();
     private final Map<String, long[]> availability = new ConcurrentHashMap<>();
+    private final OperatorMetrics metrics;
 
     public PoolReconcile(KubernetesClient client, LoadSource loads, RegistryEditor registry, DrainSignal drainSignal,
-                         EventRecorder events, Supplier<Instant> clock) {
+                         EventRecorder events, Supplier<Instant> clock, OperatorMetrics metrics) {
+        this.metrics = metrics;
         this.client = client;
         this.loads = loads;
         this.registry = registry;
@@ -99,6 +102,7 @@ public final class PoolReconcile {
         } catch (RegistryUnavailableException e) {
             // Without load data no pod may be judged dead or drained: keep everything as it is.
             LOG.warn("registry unavailable for {}: {}", def.key(), e.getMessage());
+            metrics.registryUnavailable(def.kind().name(), def.namespace(), def.poolName());
             Conditions.set(out.conditions, "RegistryAvailable", false, "EtcdUnavailable", e.getMessage(), generation);
             return;
         }
@@ -142,6 +146,7 @@ public final class PoolReconcile {
         memory.put(def.key(), d.memory());
         if (d.changed()) {
             String reason = d.direction() == ScaleDecision.Direction.UP ? "ScalingUp" : "ScalingDown";
+            metrics.scaleDecision(def.kind().name(), def.namespace(), def.poolName(), d.direction().name());
             events.normal(def.owner(), reason, String.format("%s %s: %d -> %d pods: %s", def.kind(), def.poolName(),
                     d.previousTarget(), d.target(), d.reason()));
             out.autoscaler.lastDecision = d.direction() + " " + d.previousTarget() + "->" + d.target();
@@ -260,6 +265,7 @@ public final class PoolReconcile {
         r.outcome = step.outcome().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
         r.remainingConnections = load == null ? 0L : load.connections();
         addDrainRecord(out, r);
+        metrics.drainFinished(def.kind().name(), def.namespace(), def.poolName(), r.outcome);
         String msg = String.format("%s drained in %.1fs (%s, %d connections left)", name, seconds, r.outcome,
                 r.remainingConnections);
         if (step.outcome() == DrainModel.Outcome.TIMEOUT) {
@@ -289,6 +295,7 @@ public final class PoolReconcile {
                 r.outcome = "pod-gone";
                 r.remainingConnections = s.transports != null ? s.transports : s.allocations;
                 addDrainRecord(out, r);
+                metrics.drainFinished(def.kind().name(), def.namespace(), def.poolName(), r.outcome);
                 events.warning(def.owner(), "DrainInterrupted", s.name + " disappeared in drain phase " + s.drainPhase
                         + "; registry entry removed, owners reconnect its remaining participants");
             }
@@ -500,6 +507,7 @@ public final class PoolReconcile {
             av[1]++;
         }
         out.availability = Math.round(av[1] * 10000.0 / av[0]) / 10000.0;
+        metrics.poolObserved(def.kind().name(), def.namespace(), def.poolName(), serving, draining, out.availability);
 
         Conditions.set(out.conditions, "Ready", ready >= def.policy().min(),
                 ready >= def.policy().min() ? "MinimumAvailable" : "BelowMinimum",

@@ -67,6 +67,10 @@ public final class OperatorHarness implements AutoCloseable {
         }
     }
 
+    public dev.parley.operator.metrics.OperatorMetrics metrics() {
+        return operator.metrics();
+    }
+
     public List<Event> events(String namespace) {
         return client.v1().events().inNamespace(namespace).list().getItems();
     }

@@ -123,8 +123,11 @@ public final class InternalApi implements AutoCloseable {
         if (path.equals(InternalPaths.BASE + "/test/loss") && method.equals("POST") && testHooks) {
             JsonNode body = json.readTree(body(ex));
             int permille = (int) Math.round(body.path("egress_loss_percent").asDouble(0) * 10);
+            int ingress = (int) Math.round(body.path("ingress_loss_percent").asDouble(0) * 10);
             router.setLossPermille(permille);
-            send(ex, 200, Map.of("egress_loss_permille", permille));
+            router.setIngressLossPermille(ingress);
+            router.setTransportFeedbackEnabled(body.path("transport_feedback").asBoolean(true));
+            send(ex, 200, Map.of("egress_loss_permille", permille, "ingress_loss_permille", ingress));
             return;
         }
         // /internal/v1/meetings/{mid}/participants/{pid}[/subscriptions]

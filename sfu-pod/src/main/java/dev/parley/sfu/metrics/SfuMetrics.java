@@ -16,6 +16,10 @@ public final class SfuMetrics {
     public final LongAdder nacksReceived = new LongAdder(), retransmissions = new LongAdder(), nacksSent = new LongAdder();
     public final LongAdder plisSent = new LongAdder(), plisReceived = new LongAdder();
     public final LongAdder srtpAuthFailures = new LongAdder(), stunRequests = new LongAdder();
+    /** Retransmissions sent as RTX (subset of retransmissions); RTX packets from publishers that repaired a loss. */
+    public final LongAdder rtxSent = new LongAdder(), rtxRepairs = new LongAdder();
+    /** transport-cc feedback messages sent to publishers. */
+    public final LongAdder twccFeedbackSent = new LongAdder();
     /** Upper bounds (bps) of the per-subscriber estimate histogram; the last bucket is +Inf. */
     public static final long[] ESTIMATE_BUCKETS_BPS = {100_000, 300_000, 500_000, 1_000_000, 2_000_000, 5_000_000};
     /** Spatial layers reported individually in the forwarded-layer gauge; higher ones count in the last. */
@@ -122,6 +126,9 @@ public final class SfuMetrics {
         counter(sb, "parley_sfu_nacks_received_total", "NACK blocks received from subscribers", nacksReceived.sum());
         counter(sb, "parley_sfu_nacks_sent_total", "NACKs sent to publishers", nacksSent.sum());
         counter(sb, "parley_sfu_retransmissions_total", "packets retransmitted from the cache", retransmissions.sum());
+        counter(sb, "parley_sfu_rtx_sent_total", "retransmissions sent on a subscriber's RTX stream", rtxSent.sum());
+        counter(sb, "parley_sfu_rtx_repairs_total", "RTX packets from publishers that repaired a missing packet", rtxRepairs.sum());
+        counter(sb, "parley_sfu_twcc_feedback_sent_total", "transport-cc feedback messages sent to publishers", twccFeedbackSent.sum());
         counter(sb, "parley_sfu_plis_sent_total", "PLIs sent to publishers", plisSent.sum());
         counter(sb, "parley_sfu_plis_received_total", "PLI/FIR received from subscribers", plisReceived.sum());
         counter(sb, "parley_sfu_twcc_feedback_total", "transport-cc feedback blocks from subscribers applied to their estimators", twccFeedback.sum());

@@ -19,6 +19,19 @@ final class Layer {
     long received;
     long lastSrNtpMiddle;
     long lastSrAtNanos;
+    /** RTX stream repairing this layer (0 = not seen yet). */
+    int rtxSsrc;
+    /** seq + 1 of recently received packets, by seq mod {@value #SEEN}: RTX for a packet already here is ignored. */
+    static final int SEEN = 1024;
+    private final int[] seen = new int[SEEN];
+
+    /** Records {@code seq} as received; false if it already was (a duplicate or an RTX probe of old media). */
+    boolean markSeen(int seq) {
+        int i = seq & (SEEN - 1);
+        if (seen[i] == seq + 1) return false;
+        seen[i] = seq + 1;
+        return true;
+    }
 
     Layer(PublishedTrack track, String rid, int index) {
         this.track = track;
@@ -29,4 +42,67 @@ final class Layer {
     boolean active(long now) { return ssrc != 0 && now - lastPacketNanos < 1_500_000_000L; }
 
     long extendedHighest() { return ((long) cycles << 16) | highestSeq; }
+
+    // RFC 3550 A.3 / A.8 receiver-report statistics
+    int baseSeq;
+    private long expectedPrior, receivedPrior;
+    private long jitterQ4;                 // interarrival jitter × 16, RTP units
+    private int lastTransit;
+    private boolean transitInit;
+
+    /**
+     * Counts a received packet (RFC 3550 A.1/A.8): sequence bookkeeping and jitter.
+     * @return how far {@code seq} moved the highest sequence number forward (≤ 0: old, duplicate or first packet)
+     */
+    int onPacket(int seq, long rtpTimestamp, long arrivalNanos) {
+        received++;
+        onArrival(rtpTimestamp, arrivalNanos);
+        if (!seqInit) { startSequence(seq); return 0; }
+        int d = (short) (seq - highestSeq);
+        if (d <= 0) return d;
+        if (seq < highestSeq) cycles++;
+        highestSeq = seq;
+        return d;
+    }
+
+    /** Interarrival jitter update from one packet's RTP timestamp and its arrival (ns, System.nanoTime). */
+    private void onArrival(long rtpTimestamp, long arrivalNanos) {
+        int arrivalRtp = (int) (arrivalNanos / 1000 * track.clockRate / 1_000_000);
+        int transit = arrivalRtp - (int) rtpTimestamp;
+        if (transitInit) {
+            int d = Math.abs(transit - lastTransit);
+            jitterQ4 += d - ((jitterQ4 + 8) >> 4);
+        }
+        transitInit = true;
+        lastTransit = transit;
+    }
+
+    long jitter() { return jitterQ4 >> 4; }
+
+    /** The first packet of a (new) stream on this layer: statistics start over from it. */
+    void startSequence(int seq) {
+        seqInit = true;
+        highestSeq = seq;
+        baseSeq = seq;
+        cycles = 0;
+        received = 1;
+        expectedPrior = 0;
+        receivedPrior = 0;
+    }
+
+    long expected() { return extendedHighest() - baseSeq + 1; }
+
+    /** Packets expected but not received since the first one (may be negative with duplicates). */
+    int cumulativeLost() { return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, expected() - received)); }
+
+    /** Fraction lost (8-bit fixed point) since the previous call: call once per receiver report. */
+    int fractionLostSinceLastReport() {
+        long expected = expected();
+        long expectedInterval = expected - expectedPrior, receivedInterval = received - receivedPrior;
+        expectedPrior = expected;
+        receivedPrior = received;
+        long lostInterval = expectedInterval - receivedInterval;
+        if (expectedInterval <= 0 || lostInterval <= 0) return 0;
+        return (int) Math.min(255, (lostInterval << 8) / expectedInterval);
+    }
 }

@@ -25,6 +25,10 @@ public final class Participant {
     final Map<String, PublishedTrack> tracksByMid = new HashMap<>();
     final Map<Long, PublishedTrack> tracksByDeclaredSsrc = new HashMap<>();
     final IntObjectHashMap<Layer> layersBySsrc = new IntObjectHashMap<>();
+    /** RTX SSRC → the layer it repairs (learned from repaired-rid / mid or a=ssrc-group:FID). */
+    final IntObjectHashMap<Layer> rtxLayersBySsrc = new IntObjectHashMap<>();
+    /** RTX SSRC declared in the offer → the track's primary SSRC. */
+    final Map<Long, Long> declaredRtxToPrimary = new HashMap<>();
     int midExtId, ridExtId, repairedRidExtId;
     /** Subscribe slots in offer order. */
     final List<Slot> slots = new ArrayList<>();
@@ -43,6 +47,14 @@ public final class Participant {
     int twccExtId;
     int twccSeq;
 
+    /**
+     * Receive side of transport-wide-cc on the publish transport: {@code publishTwccExtId} is the negotiated
+     * extension id (0 = none), {@code twccIn} records arrivals and writes the feedback the publisher's
+     * browser estimates its uplink from (replaced with the publish transport).
+     */
+    int publishTwccExtId;
+    dev.parley.sfu.feedback.TransportFeedbackRecorder twccIn;
+
     /** Slot in the meeting's active-speaker detector, or -1 while no audio is published. */
     int speakerSlot = -1;
 
@@ -54,7 +66,7 @@ public final class Participant {
     /** Fresh estimator state for a new subscribe transport (a new transport is a new path: nothing carries over). */
     void resetCongestionControl() {
         bwe = new SendSideBandwidthEstimator(BweConfig.defaults());
-        bwe.setRtxAvailable(false);             // RTX is not negotiated; retransmissions reuse the original seq
+        bwe.setRtxAvailable(false);             // the SFU sends no RTX padding probes; RTX carries NACK answers only
         pacer = new ProbePacer(bwe);
         twccReader = new TransportFeedbackReader();
         twccSeq = 0;

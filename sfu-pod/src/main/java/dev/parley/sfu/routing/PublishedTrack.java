@@ -11,19 +11,22 @@ final class PublishedTrack {
     final boolean video;
     final boolean vp8;
     final int payloadType;
+    /** Negotiated RTX payload type (0 = none): the publisher repairs upstream losses on it. */
+    final int rtxPayloadType;
     final int clockRate;
     final int audioLevelExtId;
     final Layer[] layers;
     final List<Slot> slots = new ArrayList<>();
 
-    PublishedTrack(Participant owner, String mid, boolean video, String codec, int payloadType, int clockRate,
-                   List<String> rids, int audioLevelExtId) {
+    PublishedTrack(Participant owner, String mid, boolean video, String codec, int payloadType, int rtxPayloadType,
+                   int clockRate, List<String> rids, int audioLevelExtId) {
         this.trackId = owner.id + ":" + mid;
         this.owner = owner;
         this.mid = mid;
         this.video = video;
         this.vp8 = "VP8".equalsIgnoreCase(codec);
         this.payloadType = payloadType;
+        this.rtxPayloadType = rtxPayloadType;
         this.clockRate = clockRate;
         this.audioLevelExtId = audioLevelExtId;
         int n = Math.max(1, rids.size());

@@ -11,12 +11,14 @@ import dev.parley.media.rtcp.Rtcp;
 import dev.parley.media.rtp.ExtensionUris;
 import dev.parley.media.rtp.HeaderExtensions;
 import dev.parley.media.rtp.RtpPacket;
+import dev.parley.media.rtp.Rtx;
 import dev.parley.media.srtp.SrtpProfile;
 import dev.parley.platform.grant.Grant;
 import dev.parley.platform.internal.SfuEvent;
 import dev.parley.platform.internal.SlotAssignment;
 import dev.parley.platform.internal.TrackSubscription;
 import dev.parley.sfu.events.EventPublisher;
+import dev.parley.sfu.feedback.TransportFeedbackRecorder;
 import dev.parley.sfu.grant.GrantBook;
 import dev.parley.sfu.grant.GrantState;
 import dev.parley.sfu.metrics.SfuMetrics;
@@ -86,8 +88,10 @@ public final class Router implements PacketHandler, TransportListener {
     private final Map<WebRtcTransport, Participant> owners = new HashMap<>();
     private final byte[] out = new byte[2048];
     private final byte[] ctl = new byte[1600];
+    /** An RTX packet from a publisher restored to its original form. */
+    private final byte[] repaired = new byte[2048];
     private final int[] nackSeqs = new int[64];
-    private volatile int lossPermille;
+    private volatile int lossPermille, ingressLossPermille;
     private long lastSecondTick;
     private long lastTwccLogNanos;
 
@@ -102,6 +106,7 @@ public final class Router implements PacketHandler, TransportListener {
         io.bind(bindAddress, udpPort, tcpPort);
         endpoint = new Endpoint(announced, io.udpPort(), io.tcpPort());
         loop.scheduleAtFixedRate(this::tick, 100, 100, TimeUnit.MILLISECONDS);
+        loop.scheduleAtFixedRate(this::sendTransportFeedback, 50, 50, TimeUnit.MILLISECONDS);
         metrics.gauge("transports", () -> owners.size());
         metrics.gauge("meetings", () -> meetings.size());
         metrics.gauge("subscriptions", () -> countSubscriptions());
@@ -110,6 +115,8 @@ public final class Router implements PacketHandler, TransportListener {
     public Endpoint endpoint() { return endpoint; }
     public String certificateFingerprint() { return certificate.fingerprint(); }
     public void setLossPermille(int permille) { lossPermille = Math.max(0, Math.min(1000, permille)); }
+    /** Test-only: share of publishers' video packets dropped on arrival (before the SFU sees them), in ‰. */
+    public void setIngressLossPermille(int permille) { ingressLossPermille = Math.max(0, Math.min(1000, permille)); }
     public int transports() { return owners.size(); }
     public Map<String, Meeting> meetings() { return meetings; }
 
@@ -157,8 +164,10 @@ public final class Router implements PacketHandler, TransportListener {
         boolean renegotiate = existing != null && generation == existingGen
                 && existing.state() != WebRtcTransport.State.FAILED && existing.state() != WebRtcTransport.State.CLOSED;
 
-        Map<String, Long> slotSsrcs = new HashMap<>();
-        if (!publish && renegotiate) for (Slot s : p.slots) slotSsrcs.put(s.mid, s.ssrc & 0xFFFFFFFFL);
+        Map<String, AnswerBuilder.SlotSsrcs> slotSsrcs = new HashMap<>();
+        if (!publish && renegotiate) {
+            for (Slot s : p.slots) slotSsrcs.put(s.mid, new AnswerBuilder.SlotSsrcs(s.ssrc & 0xFFFFFFFFL, s.rtxSsrc & 0xFFFFFFFFL));
+        }
         IceCredentials local = renegotiate ? existing.localCredentials() : IceCredentials.random();
         AnswerBuilder.Result r = AnswerBuilder.answer(offer, publish, local, certificate.fingerprint(),
                 new AnswerBuilder.Candidates(endpoint.address(), endpoint.udpPort(), endpoint.tcpPort()), slotSsrcs);
@@ -180,7 +189,10 @@ public final class Router implements PacketHandler, TransportListener {
                     r.remoteUfrag(), r.remoteFingerprint(), metrics, this);
             byUfrag.put(local.ufrag(), t);
             owners.put(t, p);
-            if (publish) { p.publish = t; p.publishGeneration = generation; p.publishEventsUrl = eventsUrl; }
+            if (publish) {
+                p.publish = t; p.publishGeneration = generation; p.publishEventsUrl = eventsUrl;
+                p.twccIn = new TransportFeedbackRecorder(System.nanoTime() / 1000);
+            }
             else {
                 p.subscribe = t; p.subscribeGeneration = generation; p.subscribeEventsUrl = eventsUrl;
                 p.resetCongestionControl();
@@ -196,17 +208,19 @@ public final class Router implements PacketHandler, TransportListener {
             if (mp.ext(ExtensionUris.MID) > 0) p.midExtId = mp.ext(ExtensionUris.MID);
             if (mp.ext(ExtensionUris.RID) > 0) p.ridExtId = mp.ext(ExtensionUris.RID);
             if (mp.ext(ExtensionUris.REPAIRED_RID) > 0) p.repairedRidExtId = mp.ext(ExtensionUris.REPAIRED_RID);
+            if (mp.accepted() && mp.ext(ExtensionUris.TRANSPORT_CC) > 0) p.publishTwccExtId = mp.ext(ExtensionUris.TRANSPORT_CC);
             PublishedTrack old = p.tracksByMid.get(mp.mid());
             if (!mp.accepted()) {
                 if (old != null) unpublish(p, old, eventsUrl, generation);
                 continue;
             }
             if (old != null) continue;
-            PublishedTrack t = new PublishedTrack(p, mp.mid(), mp.isVideo(), mp.codec(), mp.payloadType(), mp.clockRate(),
-                    mp.rids(), mp.ext(ExtensionUris.AUDIO_LEVEL));
+            PublishedTrack t = new PublishedTrack(p, mp.mid(), mp.isVideo(), mp.codec(), mp.payloadType(), mp.rtxPayloadType(),
+                    mp.clockRate(), mp.rids(), mp.ext(ExtensionUris.AUDIO_LEVEL));
             p.tracksByMid.put(mp.mid(), t);
             if (!t.video && t.audioLevelExtId > 0) p.speakerSlot = p.meeting.speakers.register(p.id);
             for (Long s : mp.offeredSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
+            for (Long s : mp.offeredRtxSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
             ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", t.trackId).put("kind", t.kind())
                     .put("simulcast_layers", t.layers.length);
             events.publish(eventsUrl, SfuEvent.TRACK_PUBLISHED, p.meeting.id, p.id, generation, data);
@@ -218,7 +232,10 @@ public final class Router implements PacketHandler, TransportListener {
         for (Slot s : new ArrayList<>(t.slots)) s.detach();
         t.slots.clear();
         p.tracksByMid.remove(t.mid);
-        for (Layer l : t.layers) if (l.ssrc != 0) p.layersBySsrc.remove(l.ssrc);
+        for (Layer l : t.layers) {
+            if (l.ssrc != 0) p.layersBySsrc.remove(l.ssrc);
+            if (l.rtxSsrc != 0) p.rtxLayersBySsrc.remove(l.rtxSsrc);
+        }
         p.tracksByDeclaredSsrc.values().removeIf(x -> x == t);
         events.publish(eventsUrl, SfuEvent.TRACK_UNPUBLISHED, p.meeting.id, p.id, generation,
                 JsonNodeFactory.instance.objectNode().put("track_id", t.trackId));
@@ -235,6 +252,8 @@ public final class Router implements PacketHandler, TransportListener {
             Slot s = existing.remove(mp.mid());
             if (s == null) s = new Slot(p, mp.mid(), mp.isVideo(), (int) mp.slotSsrc(), mp.payloadType(),
                     mp.ext(ExtensionUris.MID), mp.ext(ExtensionUris.AUDIO_LEVEL));
+            s.rtxSsrc = (int) mp.slotRtxSsrc();
+            s.rtxPayloadType = mp.rtxPayloadType();
             next.add(s);
         }
         for (Slot gone : existing.values()) if (gone.track != null) { gone.track.slots.remove(gone); gone.detach(); }
@@ -471,7 +490,22 @@ public final class Router implements PacketHandler, TransportListener {
         if (p == null || p.publish != t) { metrics.drop("rtp_on_subscribe"); return; }
         int ssrc = RtpPacket.ssrc(b, off);
         Layer layer = p.layersBySsrc.get(ssrc);
-        if (layer == null && (layer = learn(p, b, off, len, ssrc)) == null) { metrics.drop("unknown_ssrc"); return; }
+        int ingressLoss = ingressLossPermille;
+        if (ingressLoss > 0 && layer != null && layer.track.video && ThreadLocalRandom.current().nextInt(1000) < ingressLoss) {
+            metrics.drop("test_loss_ingress");     // as if lost upstream: the gap triggers a NACK to the publisher
+            return;
+        }
+        // every packet that arrived counts for the publisher's congestion control (media, RTX, padding probes)
+        if (p.publishTwccExtId > 0 && p.twccIn != null) {
+            int tseq = HeaderExtensions.transportSequence(b, off, len, p.publishTwccExtId);
+            if (tseq >= 0) p.twccIn.onPacket(tseq, now / 1000);
+        }
+        if (layer == null) {
+            Layer repaired = p.rtxLayersBySsrc.get(ssrc);
+            if (repaired == null) repaired = learnRtx(p, b, off, len, ssrc);
+            if (repaired != null) { onRtx(p, repaired, b, off, len, now); return; }
+            if ((layer = learn(p, b, off, len, ssrc)) == null) { metrics.drop("unknown_ssrc"); return; }
+        }
         PublishedTrack tr = layer.track;
         if (RtpPacket.payloadType(b, off) != tr.payloadType) { metrics.drop("payload_type"); return; }
         GrantState g = p.grant();
@@ -480,7 +514,40 @@ public final class Router implements PacketHandler, TransportListener {
         int pl = RtpPacket.payloadLength(b, off, len);
         if (hl < 0 || pl < 0) { metrics.drop("rtp_malformed"); return; }
         int seq = RtpPacket.sequence(b, off);
-        receiveStats(p, layer, seq, now);
+        if (tr.rtxPayloadType != 0) layer.markSeen(seq);
+        receiveStats(p, layer, seq, RtpPacket.timestamp(b, off), now);
+        route(p, layer, b, off, len, hl, pl, now, false);
+    }
+
+    /**
+     * An RTX packet from a publisher (RFC 4588): restored to the original packet and routed like a late original,
+     * unless that packet already arrived (Chromium also sends old media on RTX as bandwidth probes).
+     */
+    private void onRtx(Participant p, Layer layer, byte[] b, int off, int len, long now) {
+        PublishedTrack tr = layer.track;
+        if (RtpPacket.payloadType(b, off) != tr.rtxPayloadType) { metrics.drop("payload_type"); return; }
+        GrantState g = p.grant();
+        if (!(tr.video ? g.mayPublishVideo(now) : g.mayPublishAudio(now))) { metrics.drop("grant_publish"); return; }
+        int osn = Rtx.originalSequence(b, off, len);
+        if (osn < 0) { metrics.drop("rtx_padding"); return; }
+        if (layer.ssrc == 0 || !layer.seqInit || RtpPacket.seqDelta(osn, layer.highestSeq) > 0
+                || RtpPacket.seqDelta(osn, layer.highestSeq) < -Layer.SEEN || !layer.markSeen(osn)) {
+            metrics.drop("rtx_duplicate");
+            return;
+        }
+        int n = Rtx.unwrap(b, off, len, repaired, tr.payloadType, layer.ssrc);
+        if (n < 0) { metrics.drop("rtp_malformed"); return; }
+        int hl = RtpPacket.headerLength(repaired, 0, n);
+        int pl = RtpPacket.payloadLength(repaired, 0, n);
+        if (hl < 0 || pl < 0) { metrics.drop("rtp_malformed"); return; }
+        metrics.rtxRepairs.increment();
+        layer.received++;                                  // the original arrived after all (RFC 3550 counts it)
+        route(p, layer, repaired, 0, n, hl, pl, now, true);
+    }
+
+    /** Parses the payload (keyframe, size, audio level) and forwards to every slot of the track. */
+    private void route(Participant p, Layer layer, byte[] b, int off, int len, int hl, int pl, long now, boolean repair) {
+        PublishedTrack tr = layer.track;
         boolean keyframe = false;
         Vp8Descriptor vp8 = null;
         if (tr.video && pl > 0) {
@@ -493,12 +560,37 @@ public final class Router implements PacketHandler, TransportListener {
                 keyframe = H264Keyframes.isKeyframe(b, off + hl, pl);
             }
         }
-        if (!tr.video && p.speakerSlot >= 0) {
+        if (!tr.video && p.speakerSlot >= 0 && !repair) {
             int level = HeaderExtensions.audioLevel(b, off, len, tr.audioLevelExtId);
             if (level >= 0) p.meeting.speakers.onAudioLevel(p.speakerSlot, level, now / 1_000_000);
         }
         List<Slot> slots = tr.slots;
-        for (int i = 0; i < slots.size(); i++) forward(slots.get(i), layer, b, off, len, hl, pl, keyframe, vp8, now);
+        for (int i = 0; i < slots.size(); i++) forward(slots.get(i), layer, b, off, len, hl, pl, keyframe, vp8, now, repair);
+    }
+
+    /** First packet on an unknown SSRC with the track's RTX payload type: which layer does it repair? */
+    private Layer learnRtx(Participant p, byte[] b, int off, int len, int ssrc) {
+        if (p.rtxLayersBySsrc.size() >= MAX_STREAMS_PER_PUBLISHER) return null;
+        int pt = RtpPacket.payloadType(b, off);
+        PublishedTrack tr = null;
+        if (p.midExtId > 0) {
+            String mid = HeaderExtensions.readString(b, off, len, p.midExtId);
+            if (mid != null) tr = p.tracksByMid.get(mid);
+        }
+        if (tr == null) tr = p.tracksByDeclaredSsrc.get(ssrc & 0xFFFFFFFFL);
+        if (tr == null || tr.rtxPayloadType == 0 || pt != tr.rtxPayloadType) return null;
+        Layer layer;
+        if (tr.layers.length > 1) {
+            String rid = p.repairedRidExtId > 0 ? HeaderExtensions.readString(b, off, len, p.repairedRidExtId) : null;
+            layer = rid == null ? null : tr.layer(rid);
+        } else {
+            layer = tr.layers[0];
+        }
+        if (layer == null) return null;
+        if (layer.rtxSsrc != 0) p.rtxLayersBySsrc.remove(layer.rtxSsrc);
+        layer.rtxSsrc = ssrc;
+        p.rtxLayersBySsrc.put(ssrc, layer);
+        return layer;
     }
 
     private Layer learn(Participant p, byte[] b, int off, int len, int ssrc) {
@@ -510,7 +602,7 @@ public final class Router implements PacketHandler, TransportListener {
             if (mid != null) tr = p.tracksByMid.get(mid);
         }
         if (tr == null) tr = p.tracksByDeclaredSsrc.get(ssrc & 0xFFFFFFFFL);
-        if (tr == null) return null;
+        if (tr == null || RtpPacket.payloadType(b, off) != tr.payloadType) return null;
         Layer layer;
         if (tr.layers.length > 1) {
             String rid = p.ridExtId > 0 ? HeaderExtensions.readString(b, off, len, p.ridExtId) : null;
@@ -535,29 +627,26 @@ public final class Router implements PacketHandler, TransportListener {
     }
 
     /** Receive statistics and upstream NACK for packets the SFU itself never got. */
-    private void receiveStats(Participant p, Layer l, int seq, long now) {
+    private void receiveStats(Participant p, Layer l, int seq, long ts, long now) {
         l.lastPacketNanos = now;
-        l.received++;
-        if (!l.seqInit) { l.seqInit = true; l.highestSeq = seq; return; }
-        int d = RtpPacket.seqDelta(seq, l.highestSeq);
-        if (d <= 0) return;
+        int previousHighest = l.highestSeq;
+        int d = l.onPacket(seq, ts, now);
         if (d > 1 && d <= 17 && l.track.video) {
             int n = 0;
-            for (int s = l.highestSeq + 1; n < d - 1; s++) nackSeqs[n++] = s & 0xFFFF;
+            for (int s = previousHighest + 1; n < d - 1; s++) nackSeqs[n++] = s & 0xFFFF;
             int len = Rtcp.writeNack(ctl, 0, p.rtcpSsrc, l.ssrc, nackSeqs, n);
             if (p.publish.sendRtcp(ctl, 0, len)) metrics.nacksSent.increment();
         }
-        if (seq < l.highestSeq) l.cycles++;
-        l.highestSeq = seq;
     }
 
     private void forward(Slot s, Layer layer, byte[] b, int off, int len, int hl, int pl, boolean keyframe,
-                         Vp8Descriptor vp8, long now) {
+                         Vp8Descriptor vp8, long now, boolean repair) {
         Participant sub = s.subscriber;
         if (!sub.grant().maySubscribe(now)) { metrics.drop("grant_subscribe"); return; }
         WebRtcTransport st = sub.subscribe;
         if (st == null || !st.connected()) { metrics.drop("subscriber_not_connected"); return; }
         boolean frameStart = vp8 == null || (vp8.startOfPartition && vp8.partitionId == 0);
+        if (repair && (layer != s.current || s.waitingKeyframe)) return;   // repairs fill holes, never switch
         if (s.video) {
             if (layer != s.current) {
                 Layer want = s.target != null ? s.target : layer;
@@ -729,12 +818,19 @@ public final class Router implements PacketHandler, TransportListener {
                 int n = s.cache.get(seq, out);
                 if (n <= 0) continue;
                 Participant sub = s.subscriber;
+                if (s.rtxSsrc != 0) {
+                    // RFC 4588: own SSRC and sequence space, original sequence number first in the payload
+                    n = Rtx.wrap(out, 0, n, out, s.rtxPayloadType, s.rtxSsrc, s.rtxSeq);
+                    if (n < 0) continue;
+                    s.rtxSeq = (s.rtxSeq + 1) & 0xFFFF;
+                }
                 // a retransmission is a new packet on the transport: give it the next transport-wide seq
                 boolean twcc = sub.twccExtId > 0 && n > 19 && (out[0] & 0x10) != 0
                         && out[16] == (byte) ((sub.twccExtId << 4) | 1);
                 if (twcc) RtpPacket.writeUint16(out, 17, sub.twccSeq & 0xFFFF);
                 if (st.sendRtp(out, 0, n)) {
                     metrics.retransmissions.increment();
+                    if (s.rtxSsrc != 0) metrics.rtxSent.increment();
                     if (twcc) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, System.nanoTime() / 1000, st.lastRtpWireLength());
                 }
             }
@@ -779,6 +875,30 @@ public final class Router implements PacketHandler, TransportListener {
     }
 
     private long ticks;
+
+    private volatile boolean transportFeedbackEnabled = true;
+
+    /** Test-only: stop/start sending transport-cc feedback to publishers. */
+    public void setTransportFeedbackEnabled(boolean v) { transportFeedbackEnabled = v; }
+
+    /** Every 50 ms: transport-cc feedback for everything each publisher sent since the last one. */
+    private void sendTransportFeedback() {
+        try {
+            for (Map.Entry<WebRtcTransport, Participant> e : owners.entrySet()) {
+                Participant p = e.getValue();
+                WebRtcTransport t = e.getKey();
+                if (p.publish != t || p.twccIn == null || !t.connected() || !transportFeedbackEnabled) continue;
+                int n, media = 0;
+                for (PublishedTrack tr : p.tracksByMid.values()) if (tr.layers[0].ssrc != 0) { media = tr.layers[0].ssrc; break; }
+                for (int i = 0; i < 8 && (n = p.twccIn.write(ctl, 0, p.rtcpSsrc, media)) > 0; i++) {
+                    if (t.sendRtcp(ctl, 0, n)) metrics.twccFeedbackSent.increment();
+                }
+            }
+            io.flush();
+        } catch (RuntimeException ex) {
+            LOG.warn("transport feedback failed", ex);
+        }
+    }
 
     /** Estimates of every connected subscriber transport and the layer each video slot forwards (aggregated). */
     private SfuMetrics.SubscriberSnapshot subscriberSnapshot(long now) {
@@ -841,7 +961,8 @@ public final class Router implements PacketHandler, TransportListener {
                 for (Layer l : t.layers) {
                     if (l.ssrc == 0 || !l.seqInit || n + 32 > 1000) continue;
                     long dlsr = l.lastSrAtNanos == 0 ? 0 : (now - l.lastSrAtNanos) * 65536 / 1_000_000_000L;
-                    n += Rtcp.writeReceiverReport(ctl, n, p.rtcpSsrc, l.ssrc, 0, 0, l.extendedHighest(), 0, l.lastSrNtpMiddle, dlsr);
+                    n += Rtcp.writeReceiverReport(ctl, n, p.rtcpSsrc, l.ssrc, l.fractionLostSinceLastReport(), l.cumulativeLost(),
+                            l.extendedHighest(), l.jitter(), l.lastSrNtpMiddle, dlsr);
                     if (t.video && vn < videoSsrcs.length) videoSsrcs[vn++] = l.ssrc;
                 }
             }

@@ -16,6 +16,8 @@ final class Slot {
     final int payloadType;
     final int midExtId, audioLevelExtId;
     final byte[] midBytes;
+    /** RTX stream of this slot (RFC 4588): its SSRC (0 = not negotiated), payload type and own sequence space. */
+    int rtxSsrc, rtxPayloadType, rtxSeq = java.util.concurrent.ThreadLocalRandom.current().nextInt(0x10000);
     PublishedTrack track;
     PacketCache cache;
 

@@ -19,18 +19,24 @@ import java.util.Set;
  * Publish connections: the browser's sendonly sections become recvonly (simulcast rids accepted as recv).
  * Subscribe connections: the browser's recvonly slots become sendonly with an SSRC the SFU owns.
  * Codecs: Opus for audio; VP8 preferred, else H.264 constrained baseline (packetization-mode 1) for video.
- * RTX is not negotiated: retransmissions from the SFU's cache reuse the original sequence number.
+ * RTX (RFC 4588) is accepted for the chosen video codec when the browser offers it: publishers then repair
+ * upstream losses with RTX, and each subscribe slot gets its own RTX SSRC ({@code a=ssrc-group:FID}) for
+ * retransmissions from the SFU's cache.
  */
 public final class AnswerBuilder {
+    /** transport-wide-cc both ways: the SFU sends transport-cc feedback to publishers (their browser's own
+     *  estimator adapts the uplink) and estimates its send rate to subscribers from theirs (bwe package).
+     *  goog-remb stays negotiated as a fallback and cap. */
     private static final Set<String> PUBLISH_EXTENSIONS = Set.of(ExtensionUris.MID, ExtensionUris.RID,
-            ExtensionUris.REPAIRED_RID, ExtensionUris.ABS_SEND_TIME, ExtensionUris.AUDIO_LEVEL);
-    /** transport-wide-cc only toward subscribers: the SFU estimates its send rate to them (bwe package); it
-     *  doesn't send transport-cc feedback to publishers yet, so publish connections keep REMB. */
+            ExtensionUris.REPAIRED_RID, ExtensionUris.ABS_SEND_TIME, ExtensionUris.AUDIO_LEVEL, ExtensionUris.TRANSPORT_CC);
     private static final Set<String> SUBSCRIBE_EXTENSIONS = Set.of(ExtensionUris.MID, ExtensionUris.ABS_SEND_TIME,
             ExtensionUris.AUDIO_LEVEL, ExtensionUris.TRANSPORT_CC);
     private static final SecureRandom RANDOM = new SecureRandom();
 
     public record Candidates(String address, int udpPort, int tcpPort) {}
+
+    /** SSRCs the SFU already sends on a subscribe slot: the media stream and its RTX stream (0 = none yet). */
+    public record SlotSsrcs(long ssrc, long rtxSsrc) {}
 
     public record Result(String answer, String remoteUfrag, String remotePwd, String remoteFingerprint, List<MediaPlan> media) {}
 
@@ -38,10 +44,10 @@ public final class AnswerBuilder {
 
     /**
      * @param publish        true for the publish connection, false for subscribe
-     * @param existingSlots  mid → SSRC already used on this subscribe transport (kept across re-offers)
+     * @param existingSlots  mid → SSRCs already used on this subscribe transport (kept across re-offers)
      */
     public static Result answer(String offerSdp, boolean publish, IceCredentials local, String fingerprint,
-                                Candidates candidates, Map<String, Long> existingSlots) {
+                                Candidates candidates, Map<String, SlotSsrcs> existingSlots) {
         SessionDescription offer = SessionDescription.parse(offerSdp);
         if (offer.media().isEmpty()) throw new SdpException("offer has no media");
         MediaSection first = offer.media().get(0);
@@ -72,7 +78,7 @@ public final class AnswerBuilder {
                 r.lines().add("a=mid:" + mid);
                 r.lines().add("a=inactive");
                 sections.add(r);
-                plans.add(new MediaPlan(mid, m.kind(), false, false, 0, null, 0, Map.of(), List.of(), List.of(), 0));
+                plans.add(new MediaPlan(mid, m.kind(), false, false, 0, null, 0, Map.of(), List.of(), List.of(), 0, 0, List.of(), 0));
                 continue;
             }
             bundle.add(mid);
@@ -88,12 +94,16 @@ public final class AnswerBuilder {
                 if (allowed.contains(e.getValue()) && e.getKey() <= 14) ext.put(e.getValue(), e.getKey());
             }
             List<String> rids = publish && m.kind().equals("video") ? m.sendRids() : List.of();
-            long slotSsrc = 0;
+            Codec rtx = m.kind().equals("video") ? m.rtxFor(codec.payloadType()) : null;
+            long slotSsrc = 0, rtxSsrc = 0;
             if (sfuSends && !answerDir.equals("inactive")) {
-                Long prev = existingSlots.get(mid);
-                slotSsrc = prev != null ? prev : (RANDOM.nextInt() & 0xFFFFFFFFL) | 1;
+                SlotSsrcs prev = existingSlots.get(mid);
+                slotSsrc = prev != null ? prev.ssrc() : randomSsrc();
+                if (rtx != null) rtxSsrc = prev != null && prev.rtxSsrc() != 0 ? prev.rtxSsrc() : randomSsrc();
             }
-            MediaSection a = new MediaSection(m.kind(), 9, "UDP/TLS/RTP/SAVPF", List.of(String.valueOf(codec.payloadType())));
+            List<String> formats = rtx == null ? List.of(String.valueOf(codec.payloadType()))
+                    : List.of(String.valueOf(codec.payloadType()), String.valueOf(rtx.payloadType()));
+            MediaSection a = new MediaSection(m.kind(), 9, "UDP/TLS/RTP/SAVPF", formats);
             List<String> l = a.lines();
             l.add("c=IN IP4 " + candidates.address());
             l.add("a=rtcp:9 IN IP4 0.0.0.0");
@@ -114,7 +124,7 @@ public final class AnswerBuilder {
                 if ("1".equals(codec.param("usedtx"))) fmtp += ";usedtx=1";
                 if ("1".equals(codec.param("stereo"))) fmtp += ";stereo=1";
                 l.add("a=fmtp:" + codec.payloadType() + " " + fmtp);
-                if (sfuSends && ext.containsKey(ExtensionUris.TRANSPORT_CC) && codec.feedback().contains("transport-cc")) {
+                if (ext.containsKey(ExtensionUris.TRANSPORT_CC) && codec.feedback().contains("transport-cc")) {
                     l.add("a=rtcp-fb:" + codec.payloadType() + " transport-cc");
                 }
             } else {
@@ -122,8 +132,12 @@ public final class AnswerBuilder {
                 for (String fb : List.of("nack", "nack pli", "ccm fir", "goog-remb")) {
                     if (codec.feedback().contains(fb)) l.add("a=rtcp-fb:" + codec.payloadType() + " " + fb);
                 }
-                if (sfuSends && ext.containsKey(ExtensionUris.TRANSPORT_CC) && codec.feedback().contains("transport-cc")) {
+                if (ext.containsKey(ExtensionUris.TRANSPORT_CC) && codec.feedback().contains("transport-cc")) {
                     l.add("a=rtcp-fb:" + codec.payloadType() + " transport-cc");
+                }
+                if (rtx != null) {
+                    l.add("a=rtpmap:" + rtx.payloadType() + " rtx/" + codec.clockRate());
+                    l.add("a=fmtp:" + rtx.payloadType() + " apt=" + codec.payloadType());
                 }
             }
             if (!rids.isEmpty() && m.attribute("simulcast") != null) {
@@ -131,20 +145,26 @@ public final class AnswerBuilder {
                 l.add("a=simulcast:recv " + String.join(";", rids));
             }
             if (slotSsrc != 0) {
-                l.add("a=ssrc:" + slotSsrc + " cname:parley-sfu");
-                l.add("a=ssrc:" + slotSsrc + " msid:parley-" + mid + " parley-track-" + mid);
+                if (rtxSsrc != 0) l.add("a=ssrc-group:FID " + slotSsrc + " " + rtxSsrc);
+                for (long s : rtxSsrc != 0 ? List.of(slotSsrc, rtxSsrc) : List.of(slotSsrc)) {
+                    l.add("a=ssrc:" + s + " cname:parley-sfu");
+                    l.add("a=ssrc:" + s + " msid:parley-" + mid + " parley-track-" + mid);
+                }
             }
             l.add("a=candidate:1 1 udp 2130706431 " + candidates.address() + " " + candidates.udpPort() + " typ host");
             l.add("a=candidate:2 1 tcp 1518280447 " + candidates.address() + " " + candidates.tcpPort() + " typ host tcptype passive");
             l.add("a=end-of-candidates");
             sections.add(a);
             plans.add(new MediaPlan(mid, m.kind(), !answerDir.equals("inactive"), sfuSends, codec.payloadType(), codec.name(),
-                    codec.clockRate(), Map.copyOf(ext), rids, primarySsrcs(m), slotSsrc));
+                    codec.clockRate(), Map.copyOf(ext), rids, primarySsrcs(m), slotSsrc,
+                    rtx == null ? 0 : rtx.payloadType(), rtx == null ? List.of() : List.copyOf(m.fidGroups().values()), rtxSsrc));
         }
         if (!bundle.isEmpty()) session.add(4, "a=group:BUNDLE " + String.join(" ", bundle));
         session.add("a=msid-semantic: WMS *");
         return new Result(new SessionDescription(session, sections).toString(), ufrag, pwd, remoteFp, plans);
     }
+
+    private static long randomSsrc() { return (RANDOM.nextInt() & 0xFFFFFFFFL) | 1; }
 
     /** Opus for audio; VP8, else H.264 constrained baseline with packetization-mode 1, for video. */
     static Codec pickCodec(MediaSection m) {

@@ -12,10 +12,13 @@ import java.util.Map;
  * @param extensions negotiated header extension URI → id
  * @param rids       simulcast rids the browser sends, in its order (publish video only)
  * @param offeredSsrcs SSRCs the browser declared with a=ssrc (primary streams first)
+ * @param rtxPayloadType negotiated RTX payload type for the codec (0 = no RTX)
+ * @param offeredRtxSsrcs RTX SSRCs the browser declared with a=ssrc-group:FID (publish)
+ * @param slotRtxSsrc RTX SSRC the SFU sends retransmissions on (subscribe video with RTX)
  */
 public record MediaPlan(String mid, String kind, boolean accepted, boolean sfuSends, int payloadType, String codec,
                         int clockRate, Map<String, Integer> extensions, List<String> rids, List<Long> offeredSsrcs,
-                        long slotSsrc) {
+                        long slotSsrc, int rtxPayloadType, List<Long> offeredRtxSsrcs, long slotRtxSsrc) {
     public int ext(String uri) { return extensions.getOrDefault(uri, 0); }
     public boolean isAudio() { return "audio".equals(kind); }
     public boolean isVideo() { return "video".equals(kind); }

@@ -24,7 +24,7 @@ class SlotRewriteTest {
     void switchContinuesNumberSpaces() {
         Meeting m = new Meeting("m");
         Participant pub = new Participant("pub", m), sub = new Participant("sub", m);
-        PublishedTrack t = new PublishedTrack(pub, "1", true, "VP8", 96, 90000, List.of("q", "f"), 0);
+        PublishedTrack t = new PublishedTrack(pub, "1", true, "VP8", 96, 97, 90000, List.of("q", "f"), 0);
         Slot s = new Slot(sub, "3", true, 0x1234, 100, 0, 0);
         s.attach(t);
         Vp8Descriptor d = new Vp8Descriptor();
@@ -47,5 +47,18 @@ class SlotRewriteTest {
         // a later packet of the new layer keeps the same offsets, across the 16-bit wrap
         assertThat((65535 + s.seqOffset) & 0xFFFF).isEqualTo(1011 + 5535);
         assertThat((3 + s.seqOffset) & 0xFFFF).isEqualTo(1011 + 5539);
+    }
+
+    @Test
+    void layerRemembersWhichSequenceNumbersArrived() {
+        Meeting m = new Meeting("m");
+        PublishedTrack t = new PublishedTrack(new Participant("pub", m), "1", true, "VP8", 96, 97, 90000, List.of(), 0);
+        Layer l = t.layers[0];
+        assertThat(l.markSeen(65535)).isTrue();
+        assertThat(l.markSeen(65535)).as("RTX of a packet that already arrived").isFalse();
+        assertThat(l.markSeen(0)).isTrue();
+        assertThat(l.markSeen(Layer.SEEN - 1)).isTrue();
+        assertThat(l.markSeen(Layer.SEEN)).as("same index as 0, different packet").isTrue();
+        assertThat(l.markSeen(0)).as("evicted by the newer one").isTrue();
     }
 }

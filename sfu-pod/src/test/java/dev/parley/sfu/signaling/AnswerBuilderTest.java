@@ -51,11 +51,18 @@ public class AnswerBuilderTest {
         assertThat(audio.direction()).isEqualTo("recvonly");
         assertThat(audio.attribute("setup")).isEqualTo("passive");
         assertThat(audio.attribute("ice-ufrag")).isEqualTo(local.ufrag());
-        assertThat(audio.extensions()).containsEntry(1, ExtensionUris.AUDIO_LEVEL).doesNotContainValue(ExtensionUris.TRANSPORT_CC);
+        // transport-wide-cc on publish too: the SFU sends the browser transport-cc feedback
+        assertThat(audio.extensions()).containsEntry(1, ExtensionUris.AUDIO_LEVEL).containsEntry(3, ExtensionUris.TRANSPORT_CC);
+        assertThat(audio.codecs().get(111).feedback()).contains("transport-cc");
+        assertThat(r.media().get(1).ext(ExtensionUris.TRANSPORT_CC)).isEqualTo(3);
         assertThat(audio.attributes("candidate")).anyMatch(c -> c.contains(" udp ") && c.contains(" 5000 "))
                 .anyMatch(c -> c.contains(" tcp ") && c.contains("tcptype passive"));
-        assertThat(video.formats()).containsExactly("96");            // VP8 preferred over H.264
-        assertThat(video.codecs().get(96).feedback()).contains("nack", "nack pli", "goog-remb").doesNotContain("transport-cc");
+        assertThat(video.formats()).containsExactly("96", "97");      // VP8 preferred over H.264, with its RTX
+        assertThat(video.rtxFor(96)).isNotNull();
+        assertThat(video.rtxFor(96).payloadType()).isEqualTo(97);
+        assertThat(r.media().get(1).rtxPayloadType()).isEqualTo(97);
+        assertThat(r.media().get(0).rtxPayloadType()).isZero();
+        assertThat(video.codecs().get(96).feedback()).contains("nack", "nack pli", "goog-remb", "transport-cc");
         assertThat(video.attributes("rid")).containsExactly("q recv", "h recv", "f recv");
         assertThat(video.attribute("simulcast")).isEqualTo("recv q;h;f");
         assertThat(data.port()).isZero();
@@ -71,7 +78,12 @@ public class AnswerBuilderTest {
         assertThat(v.slotSsrc()).isNotZero();
         MediaSection video = SessionDescription.parse(r.answer()).media().get(1);
         assertThat(video.direction()).isEqualTo("sendonly");
-        assertThat(video.ssrcs()).containsExactly(v.slotSsrc());
+        // RTX: its own SSRC, grouped with the slot's media SSRC; apt points at the chosen codec
+        assertThat(v.slotRtxSsrc()).isNotZero().isNotEqualTo(v.slotSsrc());
+        assertThat(v.rtxPayloadType()).isEqualTo(97);
+        assertThat(video.ssrcs()).containsExactly(v.slotSsrc(), v.slotRtxSsrc());
+        assertThat(video.fidGroups()).containsExactly(Map.entry(v.slotSsrc(), v.slotRtxSsrc()));
+        assertThat(video.codecs().get(97).param("apt")).isEqualTo("96");
         // transport-wide-cc toward subscribers, under the id the browser offered; REMB stays as the fallback
         MediaSection audio = SessionDescription.parse(r.answer()).media().get(0);
         assertThat(video.extensions()).containsEntry(3, ExtensionUris.TRANSPORT_CC);
@@ -80,8 +92,9 @@ public class AnswerBuilderTest {
         assertThat(audio.codecs().get(111).feedback()).contains("transport-cc");
         assertThat(v.ext(ExtensionUris.TRANSPORT_CC)).isEqualTo(3);
         AnswerBuilder.Result again = AnswerBuilder.answer(offer("recvonly", false), false, IceCredentials.random(), FP, CANDS,
-                Map.of("1", v.slotSsrc()));
+                Map.of("1", new AnswerBuilder.SlotSsrcs(v.slotSsrc(), v.slotRtxSsrc())));
         assertThat(again.media().get(1).slotSsrc()).isEqualTo(v.slotSsrc());
+        assertThat(again.media().get(1).slotRtxSsrc()).isEqualTo(v.slotRtxSsrc());
     }
 
     @Test

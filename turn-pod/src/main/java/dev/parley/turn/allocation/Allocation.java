@@ -107,6 +107,11 @@ public final class Allocation {
         return relayedAddress;
     }
 
+    /** True for an IPv6 relayed address (REQUESTED-ADDRESS-FAMILY IPv6): its peers must be IPv6 too. */
+    public boolean ipv6() {
+        return relayedAddress.getAddress() instanceof java.net.Inet6Address;
+    }
+
     public boolean isAllocateRetransmit(byte[] txid) {
         return java.util.Arrays.equals(allocateTransactionId, txid);
     }

@@ -3,6 +3,7 @@ package dev.parley.turn.config;
 import dev.parley.platform.turn.TurnSecrets;
 import dev.parley.turn.peer.PeerPolicy;
 
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -26,6 +27,8 @@ public record TurnConfig(
         int relayPortMax,
         InetAddress relayAddress,
         InetAddress externalAddress,
+        InetAddress relayAddress6,
+        InetAddress externalAddress6,
         String allowedPeers,
         int internalPort,
         String internalSecret,
@@ -63,6 +66,14 @@ public record TurnConfig(
         if (relay.isAnyLocalAddress()) {
             throw new IllegalArgumentException("set PARLEY_TURN_RELAY_ADDRESS: relays must bind a concrete address");
         }
+        InetAddress relay6 = env.containsKey("PARLEY_TURN_RELAY_ADDRESS6") ? addr(env.get("PARLEY_TURN_RELAY_ADDRESS6")) : null;
+        if (relay6 != null && (!(relay6 instanceof Inet6Address) || relay6.isAnyLocalAddress())) {
+            throw new IllegalArgumentException("PARLEY_TURN_RELAY_ADDRESS6 must be a concrete IPv6 address");
+        }
+        InetAddress external6 = env.containsKey("PARLEY_TURN_EXTERNAL_ADDRESS6") ? addr(env.get("PARLEY_TURN_EXTERNAL_ADDRESS6")) : relay6;
+        if (external6 != null && relay6 == null) {
+            throw new IllegalArgumentException("PARLEY_TURN_EXTERNAL_ADDRESS6 needs PARLEY_TURN_RELAY_ADDRESS6");
+        }
         String cert = env.get("PARLEY_TURN_TLS_CERT");
         String key = env.get("PARLEY_TURN_TLS_KEY");
         String allowed = env.getOrDefault("PARLEY_TURN_ALLOWED_PEERS", "");
@@ -78,6 +89,8 @@ public record TurnConfig(
                 TurnSecrets.parse(env.get("PARLEY_TURN_SECRETS")),
                 min, max, relay,
                 env.containsKey("PARLEY_TURN_EXTERNAL_ADDRESS") ? addr(env.get("PARLEY_TURN_EXTERNAL_ADDRESS")) : relay,
+                relay6,
+                external6,
                 allowed,
                 intEnv(env, "PARLEY_INTERNAL_PORT", 8083),
                 env.get("PARLEY_INTERNAL_SECRET"),
@@ -88,10 +101,24 @@ public record TurnConfig(
                 intEnv(env, "PARLEY_TURN_MAX_ALLOCATIONS", 10_000),
                 intEnv(env, "PARLEY_TURN_MAX_ALLOCATIONS_PER_USER", 8),
                 Long.parseLong(env.getOrDefault("PARLEY_TURN_MAX_BPS_PER_ALLOCATION", "20000000")),
-                intEnv(env, "PARLEY_TURN_EVENT_LOOPS", Runtime.getRuntime().availableProcessors()),
+                intEnv(env, "PARLEY_TURN_EVENT_LOOPS", defaultEventLoops(Runtime.getRuntime().availableProcessors())),
                 Duration.ofSeconds(intEnv(env, "PARLEY_TURN_DRAIN_GRACE_SECONDS", 3600)),
                 Duration.ofSeconds(intEnv(env, "PARLEY_TURN_NONCE_TTL_SECONDS", 600)),
                 intEnv(env, "PARLEY_TURN_UNAUTH_PER_SECOND", 1000));
+    }
+
+    /**
+     * Half the CPUs, at least one. About two thirds of a relay's CPU time is the kernel's UDP send/receive work, much
+     * of it in softirq context on the same cores; a loop per core leaves each loop waking up for nearly every packet,
+     * while fewer, busier loops handle several packets per wake-up and batch their sends (bench/turn/README.md).
+     */
+    static int defaultEventLoops(int cpus) {
+        return Math.max(1, cpus / 2);
+    }
+
+    /** True if IPv6 relayed addresses can be allocated (REQUESTED-ADDRESS-FAMILY IPv6). */
+    public boolean ipv6Relays() {
+        return relayAddress6 != null;
     }
 
     public boolean tlsEnabled() {
@@ -123,6 +150,8 @@ public record TurnConfig(
                 + ", relayPorts=" + relayPortMin + "-" + relayPortMax
                 + ", relayAddress=" + relayAddress.getHostAddress()
                 + ", externalAddress=" + externalAddress.getHostAddress()
+                + (relayAddress6 == null ? ", ipv6Relays=off" : ", relayAddress6=" + relayAddress6.getHostAddress()
+                        + ", externalAddress6=" + externalAddress6.getHostAddress())
                 + ", allowedPeers=[" + allowedPeers + "], internalPort=" + internalPort
                 + ", internalSecret=" + (internalSecret == null ? "none" : "set")
                 + ", region=" + region + ", pod=" + podName + ", etcd=" + etcdEndpoints

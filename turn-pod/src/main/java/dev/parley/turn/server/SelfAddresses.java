@@ -9,14 +9,17 @@ import java.net.InetSocketAddress;
  */
 public final class SelfAddresses {
     private final InetAddress relayAddress;
+    private final InetAddress relayAddress6;
     private final int relayMin;
     private final int relayMax;
     private volatile int listenerPort;
     private volatile int tlsPort;
     private final int internalPort;
 
-    public SelfAddresses(InetAddress relayAddress, int relayMin, int relayMax, int internalPort) {
+    /** {@code relayAddress6} is null when IPv6 relays are off. */
+    public SelfAddresses(InetAddress relayAddress, InetAddress relayAddress6, int relayMin, int relayMax, int internalPort) {
         this.relayAddress = relayAddress;
+        this.relayAddress6 = relayAddress6;
         this.relayMin = relayMin;
         this.relayMax = relayMax;
         this.internalPort = internalPort;
@@ -34,6 +37,6 @@ public final class SelfAddresses {
             return false;
         }
         InetAddress a = peer.getAddress();
-        return a.equals(relayAddress) || a.isLoopbackAddress() || a.isAnyLocalAddress();
+        return a.equals(relayAddress) || a.equals(relayAddress6) || a.isLoopbackAddress() || a.isAnyLocalAddress();
     }
 }

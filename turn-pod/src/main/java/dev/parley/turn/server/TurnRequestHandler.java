@@ -38,6 +38,9 @@ public final class TurnRequestHandler {
     private static final Logger LOG = LoggerFactory.getLogger(TurnRequestHandler.class);
     private static final String SOFTWARE = "Parley TURN";
     private static final int UDP = 17;
+    /** REQUESTED-ADDRESS-FAMILY values (RFC 8656 §18.11). */
+    private static final int FAMILY_IPV4 = 0x01;
+    private static final int FAMILY_IPV6 = 0x02;
     /** How long the odd port of an EVEN-PORT R=1 allocation stays reserved (RFC 8656 §7.2 suggests ~30 s). */
     private static final long RESERVATION_MILLIS = 30_000;
 
@@ -251,9 +254,14 @@ public final class TurnRequestHandler {
             return;
         }
         int family = m.find(StunAttribute.REQUESTED_ADDRESS_FAMILY);
-        if (family >= 0 && (m.valueLength(family) != 4 || m.buffer().getUnsignedByte(m.valueOffset(family)) != 0x01)) {
-            error(link, m, ctx, StunErrorCode.ADDRESS_FAMILY_NOT_SUPPORTED, a.key(), -1);
-            return;
+        boolean ipv6 = false;
+        if (family >= 0) {
+            int f = m.valueLength(family) == 4 ? m.buffer().getUnsignedByte(m.valueOffset(family)) : -1;
+            ipv6 = f == FAMILY_IPV6;
+            if (f != FAMILY_IPV4 && !(ipv6 && config.ipv6Relays())) {
+                error(link, m, ctx, StunErrorCode.ADDRESS_FAMILY_NOT_SUPPORTED, a.key(), -1);
+                return;
+            }
         }
         int ep = m.find(StunAttribute.EVEN_PORT);
         int rt = m.find(StunAttribute.RESERVATION_TOKEN);
@@ -295,11 +303,14 @@ public final class TurnRequestHandler {
                 return;
             }
         }
-        bindAndRespond(link, m.transactionId(), a, lifetime, new PortChoice(even, reservePair, fixedPort), 3, m, ctx);
+        bindAndRespond(link, m.transactionId(), a, lifetime, new PortChoice(even, reservePair, fixedPort, ipv6), 3, m, ctx);
     }
 
-    /** How to pick the relay port: any, even (EVEN-PORT), even with the next one reserved (R bit), or a reserved one. */
-    private record PortChoice(boolean even, boolean reservePair, int fixedPort) {
+    /**
+     * How to pick the relay port: any, even (EVEN-PORT), even with the next one reserved (R bit), or a reserved one;
+     * and the relayed address family (REQUESTED-ADDRESS-FAMILY).
+     */
+    private record PortChoice(boolean even, boolean reservePair, int fixedPort, boolean ipv6) {
     }
 
     private void bindAndRespond(ClientLink link, byte[] txid, TurnAuthenticator.Result a, long lifetime,
@@ -312,7 +323,7 @@ public final class TurnRequestHandler {
             error(link, m, ctx, StunErrorCode.INSUFFICIENT_CAPACITY, a.key(), -1);
             return;
         }
-        InetSocketAddress relayed = new InetSocketAddress(config.externalAddress(), port);
+        InetSocketAddress relayed = new InetSocketAddress(choice.ipv6() ? config.externalAddress6() : config.externalAddress(), port);
         Allocation alloc = table.create(link, a.username(), a.participant(), a.key(), a.credentialExpiryMillis(), port,
                 relayed, txid, clock.getAsLong() + lifetime * 1000, config.maxBitsPerSecondPerAllocation());
         // The request buffer is only valid during handle(); the bind normally completes inline (we are on the
@@ -449,7 +460,7 @@ public final class TurnRequestHandler {
                 continue;
             }
             m.readAddress(i, true, ctx.addr);
-            int code = checkPeer(ctx.addr, null, PeerPath.CREATE_PERMISSION, ctx);
+            int code = checkPeer(alloc, ctx.addr, null, PeerPath.CREATE_PERMISSION, ctx);
             if (code != 0) {
                 error(link, m, ctx, code, a.key(), -1);
                 return;
@@ -477,16 +488,16 @@ public final class TurnRequestHandler {
     }
 
     /**
-     * The peer checks every path shares: policy (403), this server's own addresses (403), family (443: relays are
-     * IPv4). Returns 0 if the peer is acceptable.
+     * The peer checks every path shares: policy (403), this server's own addresses (403), family (443: the peer must
+     * have the relayed address's family; IPv4-mapped spellings count as IPv4). Returns 0 if the peer is acceptable.
      */
-    private int checkPeer(StunMessage.StunAddress addr, InetSocketAddress withPort, PeerPath path, Context ctx) {
+    private int checkPeer(Allocation alloc, StunMessage.StunAddress addr, InetSocketAddress withPort, PeerPath path, Context ctx) {
         if (!relayPath.policy().permits(addr.address(), ctx.scratch)) {
             metrics.deniedPeer(path);
             return StunErrorCode.FORBIDDEN;
         }
         InetSocketAddress sa = withPort != null ? withPort : addr.toSocketAddress();
-        if (!(sa.getAddress() instanceof java.net.Inet4Address)) {
+        if ((sa.getAddress() instanceof java.net.Inet6Address) != alloc.ipv6()) {
             return StunErrorCode.PEER_ADDRESS_FAMILY_MISMATCH;
         }
         if (withPort != null && relayPath.isSelf(sa)) {
@@ -513,7 +524,7 @@ public final class TurnRequestHandler {
             return;
         }
         InetSocketAddress peer = ctx.addr.toSocketAddress();
-        int code = checkPeer(ctx.addr, peer, PeerPath.CHANNEL_BIND, ctx);
+        int code = checkPeer(alloc, ctx.addr, peer, PeerPath.CHANNEL_BIND, ctx);
         if (code != 0) {
             error(link, m, ctx, code, a.key(), -1);
             return;
@@ -549,7 +560,7 @@ public final class TurnRequestHandler {
             return null;
         }
         InetSocketAddress peer = ctx.addr.toSocketAddress();
-        if (checkPeer(ctx.addr, peer, PeerPath.SEND, ctx) != 0) {
+        if (checkPeer(alloc, ctx.addr, peer, PeerPath.SEND, ctx) != 0) {
             return null;
         }
         if (!alloc.hasPermission(peer.getAddress(), clock.getAsLong())) {

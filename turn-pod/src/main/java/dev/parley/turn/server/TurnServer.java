@@ -67,7 +67,8 @@ public final class TurnServer {
         this.transport = new Transport(allowEpoll);
         this.table = new AllocationTable(config.maxAllocations(), config.maxAllocationsPerUser(),
                 new RelayPorts(config.relayPortMin(), config.relayPortMax()));
-        this.self = new SelfAddresses(config.relayAddress(), config.relayPortMin(), config.relayPortMax(), config.internalPort());
+        this.self = new SelfAddresses(config.relayAddress(), config.relayAddress6(), config.relayPortMin(), config.relayPortMax(),
+                config.internalPort());
         this.relayPath = new RelayPath(PeerPolicy.fromAllowList(config.allowedPeers()), metrics, clock, self);
         TurnAuthenticator auth = new TurnAuthenticator(config.realm(), new TurnCredentials(config.secrets()),
                 new NonceService(config.nonceTtl().toSeconds()));
@@ -182,7 +183,7 @@ public final class TurnServer {
                 // costs a second syscall per packet; anything left is reported again by epoll
                 .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM).maxMessagesPerRead(1))
                 .handler(new RelayHandler(a, relayPath))
-                .bind(new InetSocketAddress(config.relayAddress(), relayPort))
+                .bind(new InetSocketAddress(a.ipv6() ? config.relayAddress6() : config.relayAddress(), relayPort))
                 .addListener((ChannelFuture f) -> {
                     if (f.isSuccess()) {
                         onBound.accept(f.channel());
