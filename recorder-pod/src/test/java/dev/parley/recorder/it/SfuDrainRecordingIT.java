@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * exactly once with evenly spaced timestamps across the switch.
  */
 class SfuDrainRecordingIT {
-    static final int SECONDS = 8;
+    static final int SECONDS = 12;
     static final int FPS = 15;
     static final int SEGMENT = 2;
 
@@ -61,6 +61,8 @@ class SfuDrainRecordingIT {
                 RecordingRun run = new RecordingRun(cfg, sources, m -> { });
                 Thread t = Thread.ofPlatform().start(run::run);
                 Awaits.until(sources::connected, 60);
+                // the pipelines are attached before the publisher's first keyframe (ffmpeg ignores PLIs)
+                Awaits.until(() -> sources.attachedTracks() == 2, 60, sources::describe);
                 pub.publish(SECONDS, tmp.resolve("pub.log"));
                 Awaits.until(() -> sources.packetsReceived() > 100, 30);
 
@@ -68,7 +70,7 @@ class SfuDrainRecordingIT {
                 control.placeMeetingOn(b);
                 pub.connectTo(control, pid);
                 sources.resubscribe();
-                Awaits.until(() -> "sfu-b".equals(sources.sfuPod()) && sources.handedOver(), 30);
+                Awaits.until(() -> "sfu-b".equals(sources.sfuPod()) && sources.handedOver(), 60, sources::describe);
                 pub.leave(onA);
                 assertThat(pub.waitForMediaEnd(SECONDS + 60)).isTrue();
                 Thread.sleep(500);

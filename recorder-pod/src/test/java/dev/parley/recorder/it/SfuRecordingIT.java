@@ -80,6 +80,8 @@ class SfuRecordingIT {
             RecordingRun run = new RecordingRun(cfg, sources, m -> reported.add(m.state));
             Thread t = Thread.ofPlatform().start(run::run);
             Awaits.until(sources::connected, 60);
+            // the pipelines are attached before the publisher's first keyframe (ffmpeg ignores PLIs)
+            Awaits.until(() -> sources.attachedTracks() == 2, 60, sources::describe);
             pub.publish(SECONDS, tmp.resolve("pub-ready.log"));
             assertThat(pub.waitForMediaEnd(SECONDS + 60)).isTrue();
             Thread.sleep(500);
@@ -126,6 +128,8 @@ class SfuRecordingIT {
             RecordingRun run = new RecordingRun(cfg, sources, m -> { });
             Thread t = Thread.ofPlatform().start(run::run);
             Awaits.until(sources::connected, 60);
+            // the pipelines are attached before the publisher's first keyframe (ffmpeg ignores PLIs)
+            Awaits.until(() -> sources.attachedTracks() == 2, 60, sources::describe);
             pub.publish(30, tmp.resolve("pub-revoke.log"));
             Awaits.until(() -> sources.packetsReceived() > 100, 30);
             double droppedBefore = sfu.metric("parley_sfu_drops_total{reason=\"grant_subscribe\"}");
