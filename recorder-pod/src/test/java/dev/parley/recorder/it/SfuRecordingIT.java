@@ -24,7 +24,9 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,21 +44,33 @@ class SfuRecordingIT {
     static Path tmp;
     static EtcdCluster etcd;
     static S3Proxy s3;
-    static SfuControlPlane control;
+    static SfuControlPlane sfuKeys;
     static SfuProcess sfu;
+    /** Each test is its own meeting on the shared SFU. */
+    SfuControlPlane control;
 
     @BeforeAll
     static void up() throws Exception {
         etcd = EtcdCluster.start(1);
         s3 = S3Proxy.start("recordings");
-        control = new SfuControlPlane(UUID.randomUUID().toString(), 7);
-        sfu = SfuProcess.start("sfu-a", SfuControlPlane.SECRET, control.ticketPublicJwk(), tmp.resolve("sfu-a.log"));
-        control.placeMeetingOn(sfu);
+        sfuKeys = new SfuControlPlane(UUID.randomUUID().toString(), 7);
+        sfu = SfuProcess.start("sfu-a", SfuControlPlane.SECRET, sfuKeys.ticketPublicJwk(), tmp.resolve("sfu-a.log"));
+        sfuKeys.placeMeetingOn(sfu);
+    }
+
+    @BeforeEach
+    void meeting() {
+        control = sfuKeys.otherMeeting(UUID.randomUUID().toString(), 7);
+    }
+
+    @AfterEach
+    void endMeeting() {
+        control.close();
     }
 
     @AfterAll
     static void down() throws Exception {
-        control.close();
+        sfuKeys.close();
         sfu.close();
         s3.close();
         etcd.close();
