@@ -74,8 +74,11 @@ class RecorderSubscriptionsIT {
                 .isEqualTo(2);
 
         // renewed beyond its 3 s ttl while the job records
+        long firstVersion = g.grant().version();
         Thread.sleep(4000);
-        assertThat(sfu.held(s.meetingId, pid).valid()).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> sfu.held(s.meetingId, pid).valid()
+                && sfu.held(s.meetingId, pid).grant().version() > firstVersion + 2);
+        assertThat(sfu.held(s.meetingId, pid).grant().subscribe()).isTrue();
 
         var rep = internal(path + "/state", "{\"generation\":1,\"state\":\"recording\",\"missing_ranges\":[]}");
         assertThat(rep.status()).as(rep.raw()).isEqualTo(200);
@@ -86,7 +89,7 @@ class RecorderSubscriptionsIT {
         // lands on another SFU
         h.addSfu("sfu-9");
         sfu.setDraining();
-        await().atMost(Duration.ofSeconds(10)).until(() -> internal(path + "/state",
+        await().atMost(Duration.ofSeconds(20)).until(() -> internal(path + "/state",
                 "{\"generation\":1,\"state\":\"recording\"}").body().get("resubscribe").asBoolean());
         var moved = internal(path + "/subscribe", "{\"generation\":1,\"transport_generation\":2,\"sdp_offer\":"
                 + ControllerHarness.JSON.writeValueAsString(OFFER) + "}");
@@ -101,7 +104,7 @@ class RecorderSubscriptionsIT {
         // stop: the recorder's grant is revoked and it leaves the SFU; it can't subscribe again
         assertThat(s.command(0, "{\"type\":\"stop_recording\"}").status()).isEqualTo(201);
         TestSfuDouble sfu9 = h.sfus.get(1);
-        await().atMost(Duration.ofSeconds(5)).until(() -> sfu9.removed.contains(s.meetingId + "/" + pid));
+        await().atMost(Duration.ofSeconds(15)).until(() -> sfu9.removed.contains(s.meetingId + "/" + pid));
         var again = internal(path + "/subscribe", "{\"generation\":1,\"transport_generation\":2,\"sdp_offer\":"
                 + ControllerHarness.JSON.writeValueAsString(OFFER) + "}");
         assertThat(again.status()).isEqualTo(409);
