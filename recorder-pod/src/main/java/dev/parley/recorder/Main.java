@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 /** {@code java -jar recorder-pod.jar}: runs the generation given by the environment, then exits. */
 public final class Main {
     private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+    private static final long HEARTBEAT_MS = 5000;
 
     private Main() {
     }
@@ -26,6 +27,20 @@ public final class Main {
             return InetAddress.getByName(host);
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("PARLEY_RECORDER_MEDIA_ADDRESS: unknown host " + host, e);
+        }
+    }
+
+    private static void heartbeat(RecordingRun run, HttpJobStateReporter http) {
+        try {
+            while (true) {
+                Thread.sleep(HEARTBEAT_MS);
+                var m = run.currentManifest();
+                if (m != null && !m.state.terminal()) {
+                    http.report(m);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -70,6 +85,10 @@ public final class Main {
         if (http != null) {
             // the controller's answer to a report carries stop_requested: a stop reaches us within one segment
             http.onStopRequested(() -> run.requestStop("stop requested by the controller"));
+            // ...and whether our SFU drains: re-subscribe (make-before-break) while it still forwards
+            http.onResubscribe(sources::resubscribe);
+            // a heartbeat report, so the answer reaches us even while no segment closes (e.g. grant revoked)
+            Thread.ofPlatform().daemon().name("state-heartbeat").start(() -> heartbeat(run, http));
         }
         Thread hook = new Thread(() -> {
             run.requestStop("SIGTERM");

@@ -83,6 +83,12 @@ public final class RecordingRun {
         return metrics;
     }
 
+    /** This generation's manifest as last written, or null before the takeover. */
+    public Manifest currentManifest() {
+        ManifestStore ms = manifest;
+        return ms == null ? null : ms.snapshot();
+    }
+
     public int adminPort() {
         return admin == null ? -1 : admin.port();
     }

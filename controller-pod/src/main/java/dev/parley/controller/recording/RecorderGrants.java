@@ -129,6 +129,15 @@ public class RecorderGrants {
         return legs.containsKey(jobId);
     }
 
+    /**
+     * Whether the SFU this job's recorder uses is draining or gone: the recorder should re-subscribe (a higher
+     * transport generation lands on a usable SFU) before that SFU leaves.
+     */
+    public boolean shouldMove(UUID jobId) {
+        RecorderLeg leg = legs.get(jobId);
+        return leg != null && !selector.isUsable(leg.sfuPod);
+    }
+
     /** Re-checks one job now (after a stop or a state report) instead of at the next renewal. */
     public void recheck(UUID jobId) {
         RecorderLeg leg = legs.get(jobId);

@@ -17,7 +17,8 @@ import java.util.UUID;
  * report from a generation lower than the job's is ignored, a terminal state ({@code ready}, {@code partial},
  * {@code failed}) is never left, and the composite's object key becomes the job's {@code object_location}. A
  * terminal state emits {@code recording.<state>} once through the outbox. The answer tells the recorder whether a
- * stop was requested, so a stop reaches it with its next report even if nobody calls its {@code POST /stop}.
+ * stop was requested (so a stop reaches it with its next report even if nobody calls its {@code POST /stop}) and
+ * whether its SFU is draining ({@code resubscribe}: move to a new transport generation before the SFU leaves).
  */
 @Singleton
 public class RecorderStateReports {
@@ -85,6 +86,7 @@ public class RecorderStateReports {
             return o;
         });
         grants.recheck(jobId);
+        out.put("resubscribe", grants.shouldMove(jobId));
         return out;
     }
 }

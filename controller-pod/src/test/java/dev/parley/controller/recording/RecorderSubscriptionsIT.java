@@ -74,20 +74,37 @@ class RecorderSubscriptionsIT {
                 .isEqualTo(2);
 
         // renewed beyond its 3 s ttl while the job records
+        long firstVersion = g.grant().version();
         Thread.sleep(4000);
-        assertThat(sfu.held(s.meetingId, pid).valid()).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> sfu.held(s.meetingId, pid).valid()
+                && sfu.held(s.meetingId, pid).grant().version() > firstVersion + 2);
+        assertThat(sfu.held(s.meetingId, pid).grant().subscribe()).isTrue();
 
         var rep = internal(path + "/state", "{\"generation\":1,\"state\":\"recording\",\"missing_ranges\":[]}");
         assertThat(rep.status()).as(rep.raw()).isEqualTo(200);
         assertThat(rep.body().get("applied").asBoolean()).isTrue();
         assertThat(rep.body().get("stop_requested").asBoolean()).isFalse();
+        assertThat(rep.body().get("resubscribe").asBoolean()).isFalse();
+        // the recorder's SFU drains: the next report tells it to move; the re-subscription (transport generation 2)
+        // lands on another SFU
+        h.addSfu("sfu-9");
+        sfu.setDraining();
+        await().atMost(Duration.ofSeconds(20)).until(() -> internal(path + "/state",
+                "{\"generation\":1,\"state\":\"recording\"}").body().get("resubscribe").asBoolean());
+        var moved = internal(path + "/subscribe", "{\"generation\":1,\"transport_generation\":2,\"sdp_offer\":"
+                + ControllerHarness.JSON.writeValueAsString(OFFER) + "}");
+        assertThat(moved.status()).as(moved.raw()).isEqualTo(200);
+        assertThat(moved.text("sfu_pod")).isEqualTo("sfu-9");
+        assertThat(internal(path + "/state", "{\"generation\":1,\"state\":\"recording\"}").body().get("resubscribe")
+                .asBoolean()).isFalse();
         assertThat(h.scalar("SELECT state FROM recording_jobs WHERE job_id = '" + job + "'")).isEqualTo("recording");
         var old = internal(path + "/state", "{\"generation\":0,\"state\":\"failed\"}");
         assertThat(old.body().get("applied").asBoolean()).isFalse();
 
         // stop: the recorder's grant is revoked and it leaves the SFU; it can't subscribe again
         assertThat(s.command(0, "{\"type\":\"stop_recording\"}").status()).isEqualTo(201);
-        await().atMost(Duration.ofSeconds(5)).until(() -> sfu.removed.contains(s.meetingId + "/" + pid));
+        TestSfuDouble sfu9 = h.sfus.get(1);
+        await().atMost(Duration.ofSeconds(15)).until(() -> sfu9.removed.contains(s.meetingId + "/" + pid));
         var again = internal(path + "/subscribe", "{\"generation\":1,\"transport_generation\":2,\"sdp_offer\":"
                 + ControllerHarness.JSON.writeValueAsString(OFFER) + "}");
         assertThat(again.status()).isEqualTo(409);

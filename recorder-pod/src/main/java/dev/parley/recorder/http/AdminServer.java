@@ -37,18 +37,10 @@ public final class AdminServer implements AutoCloseable {
                 send(ex, 200, "application/json", body);
             }
         });
-        server.createContext("/stop", ex -> {
-            if (!"POST".equals(ex.getRequestMethod())) {
-                problem(ex, 405, "use POST");
-                return;
-            }
-            if (secret != null && !authorized(ex, secret)) {
-                problem(ex, 401, "missing or wrong bearer secret");
-                return;
-            }
+        postAction("/stop", () -> {
             stop.accept("POST /stop");
-            send(ex, 202, "application/json", "{\"state\":\"stopping\"}");
-        });
+            return true;
+        }, secret);
         server.start();
     }
 

@@ -3,7 +3,7 @@ package dev.parley.recorder.media;
 /**
  * Reassembles VP8 frames from RTP payloads (RFC 7741). A frame with a missing packet is dropped and
  * frames are skipped until the next keyframe, so the container never receives a frame that can't decode.
- * Expects packets in order (the stitcher's output); reordering shows up as loss.
+ * Expects packets in order (the {@link ReorderBuffer}'s output); a hole it gave up on shows up as loss.
  */
 public final class Vp8Depacketizer implements Depacketizer {
     private byte[] frame = new byte[256 * 1024];

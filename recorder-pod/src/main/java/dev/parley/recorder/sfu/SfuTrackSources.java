@@ -89,6 +89,29 @@ public final class SfuTrackSources implements TrackSourceFactory {
         return c != null && c.pc.connected();
     }
 
+    /** Slots of the current connection whose track pipeline is attached (ready for the first keyframe). */
+    public int attachedTracks() {
+        SfuConnection c = current;
+        int n = 0;
+        if (c != null) {
+            for (SfuSlot s : c.slots) {
+                if (s.sink != null) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    /** For logs and test diagnostics: connections, hand-over, packets. */
+    public String describe() {
+        SfuConnection c = current;
+        SfuConnection p = previous;
+        return "current=" + (c == null ? "none" : c.sfuPod + "/g" + c.generation + " received=" + c.pc.received())
+                + " previous=" + (p == null ? "none" : p.sfuPod + "/g" + p.generation + " received=" + p.pc.received())
+                + " resubscribeWanted=" + resubscribeWanted + " failure=" + refusal;
+    }
+
     /** No older connection is left (a re-subscription finished its hand-over). */
     public boolean handedOver() {
         return previous == null && !resubscribeWanted;

@@ -1,5 +1,7 @@
 package dev.parley.recorder.state;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.recorder.manifest.Manifest;
 import dev.parley.recorder.manifest.ManifestCodec;
@@ -27,6 +29,7 @@ public final class HttpJobStateReporter implements JobStateReporter {
     private final String secret;
     private volatile CompletableFuture<?> last = CompletableFuture.completedFuture(null);
     private volatile Runnable onStopRequested = () -> { };
+    private volatile Runnable onResubscribe = () -> { };
 
     public HttpJobStateReporter(URI base, String secret) {
         this.base = base;
@@ -36,6 +39,11 @@ public final class HttpJobStateReporter implements JobStateReporter {
     /** Called when the controller's answer says a stop was requested (stop_recording, meeting end). */
     public void onStopRequested(Runnable r) {
         this.onStopRequested = r;
+    }
+
+    /** Called when the controller's answer says our SFU is draining (move to a new transport first). */
+    public void onResubscribe(Runnable r) {
+        this.onResubscribe = r;
     }
 
     @Override
@@ -70,8 +78,11 @@ public final class HttpJobStateReporter implements JobStateReporter {
     private CompletableFuture<Void> send(HttpRequest request, int attempt) {
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((r, e) -> {
             if (e == null && r.statusCode() / 100 == 2) {
-                if (stopRequested(r.body())) {
+                JsonNode answer = answer(r.body());
+                if (answer.path("stop_requested").asBoolean(false)) {
                     onStopRequested.run();
+                } else if (answer.path("resubscribe").asBoolean(false)) {
+                    onResubscribe.run();
                 }
                 return CompletableFuture.<Void>completedFuture(null);
             }
@@ -86,11 +97,11 @@ public final class HttpJobStateReporter implements JobStateReporter {
         }).thenCompose(f -> f);
     }
 
-    private static boolean stopRequested(String body) {
+    private static JsonNode answer(String body) {
         try {
-            return body != null && !body.isBlank() && ManifestCodec.JSON.readTree(body).path("stop_requested").asBoolean(false);
+            return body == null || body.isBlank() ? MissingNode.getInstance() : ManifestCodec.JSON.readTree(body);
         } catch (java.io.IOException | RuntimeException e) {
-            return false;
+            return MissingNode.getInstance();
         }
     }
 

@@ -13,10 +13,16 @@ final class Awaits {
     }
 
     static void until(BooleanSupplier cond, int seconds) throws InterruptedException {
+        until(cond, seconds, () -> "");
+    }
+
+    /** As {@link #until(BooleanSupplier, int)}, with what to say about the state when it times out. */
+    static void until(BooleanSupplier cond, int seconds, java.util.function.Supplier<String> state)
+            throws InterruptedException {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         while (!cond.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within " + seconds + " s");
+                throw new AssertionError("condition not met within " + seconds + " s " + state.get());
             }
             Thread.sleep(50);
         }

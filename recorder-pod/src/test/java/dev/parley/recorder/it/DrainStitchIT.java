@@ -9,10 +9,9 @@ import dev.parley.recorder.metrics.RecorderMetrics;
 import dev.parley.recorder.segment.ClosedSegment;
 import dev.parley.recorder.testing.RtpPublisher;
 import dev.parley.recorder.testing.UdpRelay;
+import dev.parley.recorder.testing.VideoPts;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -69,19 +68,7 @@ class DrainStitchIT {
         // concatenate the segments and look at every frame's timestamp
         List<ClosedSegment> sorted = new ArrayList<>(segments);
         sorted.sort(Comparator.comparingLong(ClosedSegment::seq));
-        StringBuilder list = new StringBuilder("ffconcat version 1.0\n");
-        sorted.forEach(s -> list.append("file '").append(s.file()).append("'\n"));
-        Path listFile = tmp.resolve("list.txt");
-        Files.writeString(listFile, list);
-        Path all = tmp.resolve("all.webm");
-        Process p = new ProcessBuilder("ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "concat", "-safe", "0",
-                "-i", listFile.toString(), "-c", "copy", all.toString()).inheritIO().start();
-        assertThat(p.waitFor()).isZero();
-        Process probe = new ProcessBuilder("ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                "packet=pts_time", "-of", "csv=p=0", all.toString()).start();
-        List<Double> pts = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
-                .filter(l -> !l.isBlank()).map(l -> Double.parseDouble(l.trim().replace(",", ""))).sorted().toList();
-        assertThat(probe.waitFor()).isZero();
+        List<Double> pts = VideoPts.ofConcatenated(sorted.stream().map(ClosedSegment::file).toList(), tmp);
         assertThat(pts).as("every published frame once").hasSize(SECONDS * FPS);
         for (int i = 1; i < pts.size(); i++) {
             assertThat(pts.get(i) - pts.get(i - 1)).as("frame interval at " + i).isBetween(0.060, 0.073);

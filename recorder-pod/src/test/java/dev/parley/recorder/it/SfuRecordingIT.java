@@ -37,43 +37,47 @@ import org.junit.jupiter.api.io.TempDir;
  * toward the SFU (tickets, grants, renewals) with platform-core's types.
  */
 class SfuRecordingIT {
-    static final int SECONDS = Integer.getInteger("parley.recorder.sfu.seconds", 10);
+    static final int SECONDS = Integer.getInteger("parley.recorder.sfu.seconds", 8);
     static final int SEGMENT = 2;
 
     @TempDir
     static Path tmp;
     static EtcdCluster etcd;
     static S3Proxy s3;
+    static SfuControlPlane sfuKeys;
+    static SfuProcess sfu;
+    /** Each test is its own meeting on the shared SFU. */
     SfuControlPlane control;
-    SfuProcess sfu;
 
     @BeforeAll
     static void up() throws Exception {
         etcd = EtcdCluster.start(1);
         s3 = S3Proxy.start("recordings");
+        sfuKeys = new SfuControlPlane(UUID.randomUUID().toString(), 7);
+        sfu = SfuProcess.start("sfu-a", SfuControlPlane.SECRET, sfuKeys.ticketPublicJwk(), tmp.resolve("sfu-a.log"));
+        sfuKeys.placeMeetingOn(sfu);
+    }
+
+    @BeforeEach
+    void meeting() {
+        control = sfuKeys.otherMeeting(UUID.randomUUID().toString(), 7);
+    }
+
+    @AfterEach
+    void endMeeting() {
+        control.close();
     }
 
     @AfterAll
     static void down() throws Exception {
+        sfuKeys.close();
+        sfu.close();
         s3.close();
         etcd.close();
     }
 
-    @BeforeEach
-    void sfu() throws Exception {
-        control = new SfuControlPlane(UUID.randomUUID().toString(), 7);
-        sfu = SfuProcess.start("sfu-a", SfuControlPlane.SECRET, control.ticketPublicJwk(), tmp.resolve("sfu-a.log"));
-        control.placeMeetingOn(sfu);
-    }
-
-    @AfterEach
-    void stopSfu() throws Exception {
-        control.close();
-        sfu.close();
-    }
-
-    private RecorderConfig config(String job) {
-        var env = RecorderEnv.of(etcd, s3, job, 1, "", tmp.resolve("spool"), SEGMENT);
+    static RecorderConfig config(String job) {
+        var env = RecorderEnv.of(etcd, s3, job, 1, "", tmp.resolve("spool-" + job), SEGMENT);
         env.put("PARLEY_RECORDER_SOURCE", "sfu");
         return RecorderConfig.fromEnv(env);
     }
@@ -90,6 +94,8 @@ class SfuRecordingIT {
             RecordingRun run = new RecordingRun(cfg, sources, m -> reported.add(m.state));
             Thread t = Thread.ofPlatform().start(run::run);
             Awaits.until(sources::connected, 60);
+            // the pipelines are attached before the publisher's first keyframe (ffmpeg ignores PLIs)
+            Awaits.until(() -> sources.attachedTracks() == 2, 60, sources::describe);
             pub.publish(SECONDS, tmp.resolve("pub-ready.log"));
             assertThat(pub.waitForMediaEnd(SECONDS + 60)).isTrue();
             Thread.sleep(500);
@@ -136,7 +142,9 @@ class SfuRecordingIT {
             RecordingRun run = new RecordingRun(cfg, sources, m -> { });
             Thread t = Thread.ofPlatform().start(run::run);
             Awaits.until(sources::connected, 60);
-            pub.publish(SECONDS + 20, tmp.resolve("pub-revoke.log"));
+            // the pipelines are attached before the publisher's first keyframe (ffmpeg ignores PLIs)
+            Awaits.until(() -> sources.attachedTracks() == 2, 60, sources::describe);
+            pub.publish(30, tmp.resolve("pub-revoke.log"));
             Awaits.until(() -> sources.packetsReceived() > 100, 30);
             double droppedBefore = sfu.metric("parley_sfu_drops_total{reason=\"grant_subscribe\"}");
 

@@ -63,12 +63,14 @@ class HttpJobStateReporterTest {
     }
 
     @Test
-    void theControllersStopRequestedAnswerStopsTheRecorder() throws Exception {
+    void theControllersAnswerCarriesStopAndResubscribe() throws Exception {
         int[] calls = {0};
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
         server.createContext("/", ex -> {
             ex.getRequestBody().readAllBytes();
-            byte[] answer = ("{\"applied\":true,\"stop_requested\":" + (calls[0]++ > 0) + "}").getBytes();
+            int n = calls[0]++;
+            byte[] answer = ("{\"applied\":true,\"resubscribe\":" + (n == 1) + ",\"stop_requested\":" + (n > 1)
+                    + "}").getBytes();
             ex.getResponseHeaders().set("Content-Type", "application/json");
             ex.sendResponseHeaders(200, answer.length);
             ex.getResponseBody().write(answer);
@@ -80,6 +82,7 @@ class HttpJobStateReporterTest {
             HttpJobStateReporter r = new HttpJobStateReporter(
                     URI.create("http://127.0.0.1:" + server.getAddress().getPort()), "s3cret");
             r.onStopRequested(() -> stops.add("stop"));
+            r.onResubscribe(() -> stops.add("resubscribe"));
             Manifest m = new Manifest();
             m.jobId = "job-8";
             m.generation = 1;
@@ -89,10 +92,11 @@ class HttpJobStateReporterTest {
             r.flush(15_000);
             assertThat(stops).isEmpty();
             r.report(m.copy());
+            r.report(m.copy());
             r.flush(15_000);
         } finally {
             server.stop(0);
         }
-        assertThat(stops).containsExactly("stop");
+        assertThat(stops).containsExactly("resubscribe", "stop");
     }
 }

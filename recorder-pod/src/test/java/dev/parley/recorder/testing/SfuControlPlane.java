@@ -36,8 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class SfuControlPlane implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     public static final String SECRET = "test-internal-secret";
-    private final ECKey key = TicketKeys.generate();
-    private final TicketSigner signer = new TicketSigner(key);
+    private final ECKey key;
+    private final TicketSigner signer;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
             .version(HttpClient.Version.HTTP_1_1).build();
     private final String meetingId;
@@ -52,6 +52,19 @@ public final class SfuControlPlane implements AutoCloseable {
     }
 
     public SfuControlPlane(String meetingId, long epoch) {
+        this(TicketKeys.generate(), meetingId, epoch);
+    }
+
+    /** Another meeting on the same SFUs (same ticket key). */
+    public SfuControlPlane otherMeeting(String otherMeetingId, long otherEpoch) {
+        SfuControlPlane c = new SfuControlPlane(key, otherMeetingId, otherEpoch);
+        c.placeMeetingOn(meetingSfu);
+        return c;
+    }
+
+    private SfuControlPlane(ECKey key, String meetingId, long epoch) {
+        this.key = key;
+        this.signer = new TicketSigner(key);
         this.meetingId = meetingId;
         this.epoch = epoch;
         renewals.scheduleWithFixedDelay(this::renewAll, 500, 500, TimeUnit.MILLISECONDS);
