@@ -8,9 +8,9 @@ import dev.parley.operator.crd.AutoscalingMode;
 import dev.parley.operator.crd.ParleyApi;
 import dev.parley.operator.crd.SfuPool;
 import dev.parley.operator.model.PoolKind;
-import dev.parley.operator.support.LocalPodRunner;
 import dev.parley.operator.support.OperatorHarness;
 import dev.parley.operator.support.Pools;
+import dev.parley.testsupport.kube.LocalPodRunner;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.math.BigInteger;
 import java.nio.file.Files;
@@ -41,7 +41,8 @@ class OperatorLocalPodsIT {
                 "sfu-pod/target/sfu-pod.jar not built: the local-process operator e2e needs the SFU jar (./mvnw -pl sfu-pod -am package)");
         String ns = "local";
         try (OperatorHarness h = new OperatorHarness();
-             LocalPodRunner runner = new LocalPodRunner(h.client, ns, Map.of(ParleyApi.COMPONENT_SFU, SFU_JAR), logs)) {
+             LocalPodRunner runner = new LocalPodRunner(h.client, ns, ParleyApi.LABEL_COMPONENT,
+                     Map.of(ParleyApi.COMPONENT_SFU, SFU_JAR), logs)) {
             h.client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName("parley-internal").endMetadata()
                     .addToStringData("secret", "test-internal-secret").build()).create();
             h.client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName("parley-ticket-key").endMetadata()
@@ -79,7 +80,8 @@ class OperatorLocalPodsIT {
                 "turn-pod/target/turn-pod.jar not built: the local-process TURN e2e needs it (./mvnw -pl turn-pod -am package)");
         String ns = "local-turn";
         try (OperatorHarness h = new OperatorHarness();
-             LocalPodRunner runner = new LocalPodRunner(h.client, ns, Map.of(ParleyApi.COMPONENT_TURN, TURN_JAR), logs)) {
+             LocalPodRunner runner = new LocalPodRunner(h.client, ns, ParleyApi.LABEL_COMPONENT,
+                     Map.of(ParleyApi.COMPONENT_TURN, TURN_JAR), logs)) {
             h.client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName("parley-internal").endMetadata()
                     .addToStringData("secret", "test-internal-secret").build()).create();
             h.client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName("parley-turn").endMetadata()
@@ -114,7 +116,8 @@ class OperatorLocalPodsIT {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/turnutils_uclient")), "coturn's turnutils_uclient is not installed");
         String ns = "turn-load";
         try (OperatorHarness h = new OperatorHarness();
-             LocalPodRunner runner = new LocalPodRunner(h.client, ns, Map.of(ParleyApi.COMPONENT_TURN, TURN_JAR), logs)) {
+             LocalPodRunner runner = new LocalPodRunner(h.client, ns, ParleyApi.LABEL_COMPONENT,
+                     Map.of(ParleyApi.COMPONENT_TURN, TURN_JAR), logs)) {
             h.client.secrets().inNamespace(ns).resource(new SecretBuilder().withNewMetadata().withName("parley-turn").endMetadata()
                     .addToStringData("secrets", "e2e-turn-secret").build()).create();
             var region = Pools.region(ns, "tl", "tl", java.util.List.of());

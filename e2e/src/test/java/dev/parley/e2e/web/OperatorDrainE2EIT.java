@@ -3,7 +3,6 @@ package dev.parley.e2e.web;
 import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.Playwright;
 import com.nimbusds.jose.jwk.ECKey;
-import dev.parley.e2e.kube.LocalPodRunner;
 import dev.parley.e2e.kube.MockCluster;
 import dev.parley.kubectl.KubectlParley;
 import dev.parley.operator.crd.AutoscalingMode;
@@ -11,12 +10,13 @@ import dev.parley.operator.crd.ParleyApi;
 import dev.parley.operator.crd.SfuPool;
 import dev.parley.operator.crd.SfuPoolSpec;
 import dev.parley.operator.model.PoolKind;
+import dev.parley.operator.support.Pools;
 import dev.parley.platform.ticket.TicketKeys;
 import dev.parley.testsupport.etcd.EtcdCluster;
+import dev.parley.testsupport.kube.LocalPodRunner;
 import dev.parley.testsupport.net.FreePorts;
 import dev.parley.testsupport.postgres.PostgresExtension;
 import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -69,7 +69,8 @@ class OperatorDrainE2EIT {
         String controllerUrl = "http://127.0.0.1:" + httpPort;
         try (EtcdCluster etcd = EtcdCluster.start(1);
              MockCluster k8s = new MockCluster(etcd.endpointsCsv(), LocalPlatform.ROOT.resolve("crds"));
-             LocalPodRunner kubelet = new LocalPodRunner(k8s.client, NS, Map.of(ParleyApi.COMPONENT_SFU, LocalPlatform.SFU_JAR), POD_LOGS);
+             LocalPodRunner kubelet = new LocalPodRunner(k8s.client, NS, ParleyApi.LABEL_COMPONENT,
+                     Map.of(ParleyApi.COMPONENT_SFU, LocalPlatform.SFU_JAR), POD_LOGS);
              PodProcess controller = startController(httpPort, etcd.endpointsCsv(), db, ticketKey, k8s.internalSecret());
              Playwright pw = Playwright.create();
              Browser browser = Chromium.launch(pw)) {
@@ -156,28 +157,17 @@ class OperatorDrainE2EIT {
         }
     }
 
-    /** Builtin autoscaling with a tiny per-pod egress capacity, so two browsers are "load". */
+    /** Builtin autoscaling with a tiny per-pod egress capacity, so two browsers are "load"; windows for a slow machine. */
     private static SfuPool pool() {
-        SfuPool p = new SfuPool();
-        p.setMetadata(new ObjectMetaBuilder().withName("media").withNamespace(NS).build());
-        SfuPoolSpec s = new SfuPoolSpec();
-        s.region = REGION;
-        s.minReplicas = 2;
-        s.maxReplicas = 3;
+        SfuPool p = Pools.sfuPool(NS, "media", REGION, 2, 3);
+        SfuPoolSpec s = p.getSpec();
         s.autoscaling.mode = AutoscalingMode.Builtin;
         s.autoscaling.egressBpsPerPod = 50_000L;
-        s.autoscaling.scaleUpThreshold = 0.7;
-        s.autoscaling.scaleDownThreshold = 0.3;
-        s.autoscaling.targetLoad = 0.5;
-        s.autoscaling.scaleUpCooldownSeconds = 0;
-        s.autoscaling.scaleDownCooldownSeconds = 0;
-        s.autoscaling.scaleDownStabilizationSeconds = 3600;
         s.health.registrationGraceSeconds = 240; // JVM starts are slow on a loaded 2-core machine
         s.drain.timeoutSeconds = 180;
         s.drain.migrationSeconds = 150;
         s.template.env.add(new EnvVar("PARLEY_ANNOUNCED_ADDRESS", "127.0.0.1", null));
         s.template.env.add(new EnvVar("PARLEY_LEASE_TTL_SECONDS", "5", null));
-        p.setSpec(s);
         return p;
     }
 

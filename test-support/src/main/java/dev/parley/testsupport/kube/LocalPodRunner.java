@@ -1,6 +1,6 @@
-package dev.parley.operator.support;
+package dev.parley.testsupport.kube;
 
-import dev.parley.operator.crd.ParleyApi;
+import dev.parley.testsupport.net.FreePorts;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
@@ -8,16 +8,20 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -26,28 +30,47 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * TEST INFRASTRUCTURE — a stand-in kubelet for the mock API server: every SFU/TURN Pod object the operator
- * creates becomes a real local process ({@code java -jar <module>/target/<module>.jar}) with the pod's
- * environment (fieldRefs and Secret references resolved, ports remapped to free loopback ports, bind address
- * 127.0.0.1). Deleting the Pod stops the process; a process that exits marks the Pod Failed.
+ * TEST INFRASTRUCTURE — a stand-in kubelet for Fabric8's mock API server: every Pod whose component label
+ * names one of the given jars becomes a real local process ({@code java -jar <module>/target/<module>.jar})
+ * with the pod's environment (fieldRefs and Secret references resolved, {@code PARLEY_*_PORT} remapped to free
+ * loopback ports, bind address 127.0.0.1). Deleting the Pod stops the process; a process that exits marks the
+ * Pod Failed. Nothing here is production code: it lets operator and e2e tests run the real operator against
+ * real SFU/TURN processes without a cluster.
+ *
+ * <p>Processes start one at a time: a new one only once the previous answers {@code /readyz} on its
+ * {@code PARLEY_INTERNAL_PORT} (or after {@link #START_SPACING}), because concurrent JVM starts on a small
+ * shared machine time out on etcd.
  */
 public final class LocalPodRunner implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LocalPodRunner.class);
+    /** Longest wait for the previous process to turn ready before the next one starts anyway. */
+    static final Duration START_SPACING = Duration.ofSeconds(45);
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
 
     private final KubernetesClient client;
     private final String namespace;
+    private final String componentLabel;
     private final Map<String, Path> jars;
     private final Path logDir;
     private final Map<String, Process> running = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> envs = new ConcurrentHashMap<>();
-    private final java.util.Set<String> stopping = ConcurrentHashMap.newKeySet();
+    private final Set<String> stopping = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
+    private volatile String lastStarted;
+    private volatile long lastStartedNanos;
 
-    /** @param jars component label value (sfu, turn) → runnable jar */
-    public LocalPodRunner(KubernetesClient client, String namespace, Map<String, Path> jars, Path logDir) {
+    /**
+     * @param componentLabel the Pod label whose value selects the jar (the operator's {@code ParleyApi.LABEL_COMPONENT};
+     *                       passed in because test-support cannot depend on the operator module)
+     * @param jars           component label value (e.g. sfu, turn) → runnable jar; Pods of other components are ignored
+     * @param logDir         where each process writes {@code <pod>.log}
+     */
+    public LocalPodRunner(KubernetesClient client, String namespace, String componentLabel, Map<String, Path> jars,
+                          Path logDir) {
         this.client = client;
         this.namespace = namespace;
-        this.jars = jars;
+        this.componentLabel = componentLabel;
+        this.jars = Map.copyOf(jars);
         this.logDir = logDir;
         loop.scheduleWithFixedDelay(this::sync, 0, 200, TimeUnit.MILLISECONDS);
     }
@@ -63,13 +86,15 @@ public final class LocalPodRunner implements AutoCloseable {
 
     private void sync() {
         try {
-            List<Pod> pods = client.pods().inNamespace(namespace).withLabel(ParleyApi.LABEL_MANAGED_BY, ParleyApi.MANAGED_BY)
-                    .list().getItems();
+            List<Pod> pods = client.pods().inNamespace(namespace).withLabel(componentLabel).list().getItems();
             for (Pod p : pods) {
                 String name = p.getMetadata().getName();
-                String component = p.getMetadata().getLabels().get(ParleyApi.LABEL_COMPONENT);
+                String component = p.getMetadata().getLabels().get(componentLabel);
                 if (!jars.containsKey(component) || running.containsKey(name) || p.getMetadata().getDeletionTimestamp() != null) {
                     continue;
+                }
+                if (previousStillStarting()) {
+                    break;
                 }
                 start(p, jars.get(component));
             }
@@ -87,21 +112,44 @@ public final class LocalPodRunner implements AutoCloseable {
         }
     }
 
+    private boolean previousStillStarting() {
+        String prev = lastStarted;
+        if (prev == null || !isRunning(prev) || System.nanoTime() - lastStartedNanos > START_SPACING.toNanos()) {
+            return false;
+        }
+        String port = env(prev).get("PARLEY_INTERNAL_PORT");
+        if (port == null) {
+            return false; // no readiness endpoint to wait for
+        }
+        try {
+            var r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz"))
+                    .timeout(Duration.ofSeconds(1)).GET().build(), HttpResponse.BodyHandlers.discarding());
+            return r.statusCode() != 200;
+        } catch (IOException e) {
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+    }
+
     private void start(Pod pod, Path jar) {
         String name = pod.getMetadata().getName();
         Map<String, String> env = new LinkedHashMap<>();
         for (EnvVar v : pod.getSpec().getContainers().get(0).getEnv()) {
             env.put(v.getName(), resolve(pod, v));
         }
-        env.replaceAll((k, v) -> k.startsWith("PARLEY_") && k.endsWith("_PORT") ? String.valueOf(freePort()) : v);
+        env.replaceAll((k, v) -> k.startsWith("PARLEY_") && k.endsWith("_PORT") ? String.valueOf(FreePorts.tcp()) : v);
         env.put("PARLEY_BIND_ADDRESS", "127.0.0.1");
         try {
             ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx256m", "-jar", jar.toString());
+                    "-Xmx256m", "-XX:+UseSerialGC", "-jar", jar.toString());
             pb.environment().putAll(env);
             pb.redirectErrorStream(true).redirectOutput(logDir.resolve(name + ".log").toFile());
-            running.put(name, pb.start());
             envs.put(name, Map.copyOf(env));
+            running.put(name, pb.start());
+            lastStarted = name;
+            lastStartedNanos = System.nanoTime();
             client.pods().inNamespace(namespace).withName(name).editStatus(x -> {
                 x.setStatus(new PodStatusBuilder().withPhase("Running").withPodIP("127.0.0.1").withHostIP("127.0.0.1")
                         .withStartTime(Instant.now().toString())
@@ -154,15 +202,6 @@ public final class LocalPodRunner implements AutoCloseable {
             x.getStatus().setPhase("Failed");
             return x;
         });
-    }
-
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress("127.0.0.1", 0));
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /** The environment the pod's process got (after port remapping), e.g. to find its TURN port. */
