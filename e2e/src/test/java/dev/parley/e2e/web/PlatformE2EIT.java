@@ -352,12 +352,11 @@ class PlatformE2EIT {
         Object steps = host.page().evaluate("() => JSON.stringify(window.parleyApp.client.metrics.generations.slice(-1)[0])");
         report.put("SFU kill: first frame on the other SFU at host / at A (ms)", String.format("%.0f / %.0f", resumed[0], resumed[1]));
         report.put("SFU kill: host's generation switch (ms since page load)", String.valueOf(steps));
-        // Issue 5 asks for 5 s. Measured here: no media for 1 s, the ICE restart's offer is refused at once
-        // (`unreachable`) ~1.4 s after the kill; the controller keeps placing on the dead SFU until its etcd
-        // lease runs out (TTL 3 s here) ~3.3 s; then socket + offers + ICE + DTLS + first keyframe, which take
-        // well under a second on a quiet machine but 5-8 s at load average 25+ (9-11.6 s end to end measured).
-        // The default budget holds under that load; -Dparley.e2e.failoverBudgetMs=5000 enforces the target.
-        long budget = Long.getLong("parley.e2e.failoverBudgetMs", 15000);
+        // Issue 5 asks for 5 s. The controller's grant renewal to the dead SFU is refused within about a second,
+        // so it passes that SFU over and tells every client `media_server_lost` at once (not after the SFU's etcd
+        // lease runs out); measured on a quiet machine 1.9-2.7 s from kill to the first frame on the other SFU.
+        // -Dparley.e2e.failoverBudgetMs raises the budget for a heavily loaded machine.
+        long budget = Long.getLong("parley.e2e.failoverBudgetMs", 5000);
         assertThat(worst).as("media resumes on the other SFU within " + budget + " ms").isLessThanOrEqualTo(budget);
     }
 
