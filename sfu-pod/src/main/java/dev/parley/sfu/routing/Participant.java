@@ -27,8 +27,6 @@ public final class Participant {
     final IntObjectHashMap<Layer> layersBySsrc = new IntObjectHashMap<>();
     /** RTX SSRC → the layer it repairs (learned from repaired-rid / mid or a=ssrc-group:FID). */
     final IntObjectHashMap<Layer> rtxLayersBySsrc = new IntObjectHashMap<>();
-    /** RTX SSRC declared in the offer → the track's primary SSRC. */
-    final Map<Long, Long> declaredRtxToPrimary = new HashMap<>();
     int midExtId, ridExtId, repairedRidExtId;
     /** Subscribe slots in offer order. */
     final List<Slot> slots = new ArrayList<>();
