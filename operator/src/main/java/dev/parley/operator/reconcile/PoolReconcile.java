@@ -249,12 +249,13 @@ public final class PoolReconcile {
             x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_PHASE_SINCE, now.toString());
         });
         events.normal(pod, "DrainPhase5Cleanup", step.reason());
-        client.pods().inNamespace(def.namespace()).withName(name).delete();
+        // Unlist first: no owner may pick a pod that is already being deleted.
         try {
             registry.remove(def.kind(), def.region(), name);
         } catch (RegistryUnavailableException e) {
             LOG.warn("could not remove registry entry of {} (its lease will expire it): {}", name, e.getMessage());
         }
+        client.pods().inNamespace(def.namespace()).withName(name).delete();
         double seconds = Duration.between(s.startedAt(), now).toMillis() / 1000.0;
         DrainRecord r = new DrainRecord();
         r.pod = name;
@@ -305,12 +306,12 @@ public final class PoolReconcile {
     private void replaceNow(PoolDefinition def, Pod pod, String reason) {
         String name = pod.getMetadata().getName();
         events.warning(def.owner(), "PodReplaced", name + " replaced: " + reason);
-        client.pods().inNamespace(def.namespace()).withName(name).delete();
         try {
             registry.remove(def.kind(), def.region(), name);
         } catch (RegistryUnavailableException e) {
             LOG.warn("could not remove registry entry of {}: {}", name, e.getMessage());
         }
+        client.pods().inNamespace(def.namespace()).withName(name).delete();
     }
 
     // ---- pod facts ----
