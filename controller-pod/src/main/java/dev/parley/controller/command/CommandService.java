@@ -57,7 +57,7 @@ public class CommandService {
      * whether enforcement must be tracked until applied.
      */
     public record Committed(UUID commandId, ObjectNode answer, List<ControlEvent> events, Map<UUID, Long> grantTargets,
-                            boolean pending, boolean endsMeeting, boolean replay) {
+                            List<ParticipantRow> changed, boolean pending, boolean endsMeeting, boolean replay) {
     }
 
     public Committed execute(Caller caller, UUID meetingId, long epoch, String key, ObjectNode body) {
@@ -127,7 +127,8 @@ public class CommandService {
                     new Outbox.Event(Math.max(1, m.version()), "command." + type, commandId.toString(), webhook)));
             repository.insertCommitted(commandId, meetingId, caller.principalId(), key, hash, type, target,
                     pending ? "pending" : "not_required", answer.toString(), epoch);
-            return new Committed(commandId, answer, x.events, x.targets, pending, endsMeeting, false);
+            return new Committed(commandId, answer, x.events, x.targets, List.copyOf(x.updated.values()), pending,
+                    endsMeeting, false);
         });
     }
 
@@ -146,7 +147,7 @@ public class CommandService {
         }
         try {
             ObjectNode stored = (ObjectNode) JSON.readTree(r.response());
-            return new Committed(r.commandId(), stored, List.of(), Map.of(), false, false, true);
+            return new Committed(r.commandId(), stored, List.of(), Map.of(), List.of(), false, false, true);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new SQLException(e);
         }

@@ -33,6 +33,13 @@ public record ParticipantRow(UUID meetingId, UUID participantId, UUID principalI
         return isAdmitted() && ("host".equals(role) || "cohost".equals(role));
     }
 
+    /** This row after a transport reservation moved it to {@code generation} on {@code pod} (version unchanged). */
+    public ParticipantRow withTransport(long generation, String pod) {
+        return new ParticipantRow(meetingId, participantId, principalId, clientInstanceId, idempotencyKey, role,
+                admissionState, audio, video, screen, generation, version, displayName, joinRequestHash, pod,
+                unmuteRequested);
+    }
+
     public PublishRights rights() {
         return isAdmitted() ? new PublishRights(audio, video, screen) : PublishRights.NONE;
     }

@@ -47,10 +47,14 @@ public class TransportService {
                 .description("transport requests refused for naming an old transport generation").register(meters);
     }
 
-    record Reserved(long generation, SfuEntry sfu, String deviceKeyId) {
+    record Reserved(long generation, SfuEntry sfu, String deviceKeyId, ParticipantRow row) {
     }
 
-    public ObjectNode reserve(Caller caller, UUID meetingId, UUID participantId, long epoch, String key, ObjectNode body) {
+    /** The answer, and the participant row as the reservation left it (for the grant push, no re-read). */
+    public record Reservation(ObjectNode answer, ParticipantRow row) {
+    }
+
+    public Reservation reserve(Caller caller, UUID meetingId, UUID participantId, long epoch, String key, ObjectNode body) {
         long expected = JsonBody.nonNegativeLong(body, "expected_transport_generation", true);
         String deviceKey = JsonBody.text(body, "device_key_id", true, 200);
         String hash = JsonBody.hash(body);
@@ -87,7 +91,7 @@ public class TransportService {
                                             "this attempt expired; start a new one with the current generation")
                                     .with("current_transport_generation", p.transportGeneration());
                         }
-                        return new Reserved(gen, selector.get(pod).orElseThrow(), rs.getString(4));
+                        return new Reserved(gen, selector.get(pod).orElseThrow(), rs.getString(4), p);
                     }
                 }
             }
@@ -134,7 +138,7 @@ public class TransportService {
                     throw ApiException.unavailable("owner_changed", "controller epoch superseded; retry");
                 }
             }
-            return new Reserved(gen, sfu, deviceKey);
+            return new Reserved(gen, sfu, deviceKey, p.withTransport(gen, sfu.pod()));
         });
         TicketSigner.IssuedTicket t = signer.issue(meetingId.toString(), participantId.toString(), r.generation(),
                 r.sfu().pod(), r.deviceKeyId(), TicketSigner.MAX_LIFETIME);
@@ -146,7 +150,7 @@ public class TransportService {
         out.put("connect_ticket", t.token());
         out.put("ticket_expires_in_seconds", TicketSigner.MAX_LIFETIME.toSeconds());
         out.set("ice_servers", ice.forParticipant(participantId.toString()));
-        return out;
+        return new Reservation(out, r.row());
     }
 
     static Duration ticketLifetime() {
