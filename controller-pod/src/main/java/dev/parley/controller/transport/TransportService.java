@@ -6,6 +6,7 @@ import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.auth.Caller;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.db.Pipeline;
 import dev.parley.controller.media.SfuSelector;
 import dev.parley.controller.meeting.MeetingRow;
 import dev.parley.controller.meeting.MeetingService;
@@ -59,26 +60,40 @@ public class TransportService {
         String deviceKey = JsonBody.text(body, "device_key_id", true, 200);
         String hash = JsonBody.hash(body);
         Reserved r = db.tx(c -> {
-            MeetingRow m = MeetingService.lockForOwner(c, meetingId, epoch, caller);
-            ParticipantRow p = ParticipantRow.require(c, meetingId, participantId, true);
-            if (!p.principalId().equals(caller.principalId())) {
-                throw ApiException.forbidden("not_your_participant", "transports are requested by the participant itself");
-            }
-            if (m.isClosing()) {
-                throw ApiException.conflict("meeting_ended", "the meeting is " + m.status());
-            }
-            if ("removed".equals(p.admissionState())) {
-                throw ApiException.forbidden("participant_removed", "the participant was removed");
-            }
-            if (!p.isAdmitted()) {
-                throw ApiException.forbidden("not_admitted", "participant is " + p.admissionState());
-            }
-            try (PreparedStatement ps = c.prepareStatement("SELECT request_hash, transport_generation, sfu_pod, device_key_id "
-                    + "FROM transport_attempts WHERE meeting_id = ? AND participant_id = ? AND idempotency_key = ?")) {
+            // meeting lock, participant lock, this key's earlier attempt: three statements, one round trip
+            MeetingRow m;
+            ParticipantRow p;
+            try (Pipeline q = Pipeline.prepare(c, MeetingRow.SELECT_FOR_UPDATE, ParticipantRow.SELECT_ONE_FOR_UPDATE,
+                    "SELECT request_hash, transport_generation, sfu_pod, device_key_id FROM transport_attempts "
+                            + "WHERE meeting_id = ? AND participant_id = ? AND idempotency_key = ?")) {
+                PreparedStatement ps = q.params();
                 ps.setObject(1, meetingId);
-                ps.setObject(2, participantId);
-                ps.setString(3, key);
-                try (ResultSet rs = ps.executeQuery()) {
+                ps.setObject(2, meetingId);
+                ps.setObject(3, participantId);
+                ps.setObject(4, meetingId);
+                ps.setObject(5, participantId);
+                ps.setString(6, key);
+                q.execute();
+                m = MeetingService.requireOwner(MeetingRow.read(q.next()), meetingId, epoch, caller);
+                try (ResultSet rs = q.next()) {
+                    if (!rs.next()) {
+                        throw ApiException.notFound("participant_not_found", "no such participant in this meeting");
+                    }
+                    p = ParticipantRow.read(rs);
+                }
+                if (!p.principalId().equals(caller.principalId())) {
+                    throw ApiException.forbidden("not_your_participant", "transports are requested by the participant itself");
+                }
+                if (m.isClosing()) {
+                    throw ApiException.conflict("meeting_ended", "the meeting is " + m.status());
+                }
+                if ("removed".equals(p.admissionState())) {
+                    throw ApiException.forbidden("participant_removed", "the participant was removed");
+                }
+                if (!p.isAdmitted()) {
+                    throw ApiException.forbidden("not_admitted", "participant is " + p.admissionState());
+                }
+                try (ResultSet rs = q.next()) {
                     if (rs.next()) {
                         if (!hash.equals(rs.getString(1))) {
                             throw ApiException.conflict("idempotency_key_reused", "this Idempotency-Key was used with a different request");
