@@ -14,6 +14,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -26,13 +27,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The retention job on real PostgreSQL, etcd and s3proxy with two controller pods running it at the same time:
  * every expired recording (tenant period, or the default for tenants without one) loses all its objects — both
  * generations, a stale generation's unreferenced segment, manifests, final files — and its row, exactly once
  * across the two pods, and a recording whose row another pod holds is skipped rather than waited for; recordings still within their period, kept forever, or still running are untouched; a
- * storage outage leaves the row for the next run; a second run finds nothing.
+ * storage outage leaves the row for the next run; a second run finds nothing; the schedule runs it on its own.
  */
 class RecordingRetentionIT {
     /** What a two-generation recording leaves in the bucket (the stale g1 segment 2 is in no manifest). */
@@ -207,5 +209,14 @@ class RecordingRetentionIT {
         assertThat(retried).extracting(d -> d.jobId().toString()).containsExactly(late);
         assertThat(keys(late)).isEmpty();
         assertThat(h.count("SELECT count(*) FROM recording_jobs WHERE job_id = '" + late + "'")).isZero();
+
+        // the schedule itself (PARLEY_RECORDING_RETENTION_INTERVAL / _INITIAL_DELAY) runs it without being asked
+        String scheduled = finished(defaultRetention, "partial", "45 days");
+        RecordingStorageFixture.startController(h, "controller-2", s3, Map.of(
+                "parley.recording.retention.initial.delay", "1s", "parley.recording.retention.interval", "1s"));
+        await().atMost(Duration.ofSeconds(60)).until(() ->
+                h.count("SELECT count(*) FROM recording_jobs WHERE job_id = '" + scheduled + "'") == 0);
+        assertThat(keys(scheduled)).isEmpty();
+        assertThat(counter(2, "recording_retention_deleted")).isEqualTo(1);
     }
 }
