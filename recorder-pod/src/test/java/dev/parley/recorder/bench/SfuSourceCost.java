@@ -121,6 +121,8 @@ public final class SfuSourceCost {
     private static Map<String, String> env(EtcdCluster etcd, S3Proxy s3, String job, String tracks, Path tmp) {
         Map<String, String> env = new HashMap<>(RecorderEnv.of(etcd, s3, job, 1, tracks, tmp.resolve("spool-" + job), 10));
         env.put("PARLEY_RECORDER_TILE", "160x90"); // the composite is not what this measures
+        // many recorders in one starved JVM: the tests' 2 s lease would fence them mid-run
+        env.put("PARLEY_LEASE_TTL_SECONDS", "15");
         return env;
     }
 
