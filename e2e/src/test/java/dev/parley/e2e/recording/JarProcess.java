@@ -71,12 +71,17 @@ final class JarProcess implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process.isAlive()) {
             process.destroy();
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            try {
+                if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
                 process.destroyForcibly();
-                process.waitFor(5, TimeUnit.SECONDS);
+                Thread.currentThread().interrupt();
             }
         }
     }
