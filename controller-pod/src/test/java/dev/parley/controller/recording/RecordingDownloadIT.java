@@ -43,15 +43,7 @@ class RecordingDownloadIT {
 
     @AfterAll
     static void down() {
-        if (h != null) {
-            h.close();
-        }
-        if (objects != null) {
-            objects.close();
-        }
-        if (s3 != null) {
-            s3.close();
-        }
+        RecordingStorageFixture.closeAll(h, objects, s3);
     }
 
     static HttpResponse<byte[]> fetch(String url) throws Exception {

@@ -57,6 +57,19 @@ public final class RecordingStorageFixture {
         return ctx;
     }
 
+    /** Closes in order, skipping nulls (a failed {@code @BeforeAll}). */
+    public static void closeAll(AutoCloseable... all) {
+        for (AutoCloseable c : all) {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    System.out.println("cleanup: " + e);
+                }
+            }
+        }
+    }
+
     public static S3Client client(S3Proxy s3) {
         return S3Client.builder().endpointOverride(s3.endpointUri()).region(Region.of(s3.region()))
                 .httpClient(UrlConnectionHttpClient.create())

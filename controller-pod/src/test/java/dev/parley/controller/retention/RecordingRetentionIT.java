@@ -56,15 +56,7 @@ class RecordingRetentionIT {
 
     @AfterAll
     static void down() {
-        if (h != null) {
-            h.close();
-        }
-        if (objects != null) {
-            objects.close();
-        }
-        if (s3 != null) {
-            s3.close();
-        }
+        RecordingStorageFixture.closeAll(h, objects, s3);
     }
 
     /** A finished two-generation recording with its objects, finished {@code ageSql} ago (a PostgreSQL interval). */
