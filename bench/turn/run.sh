@@ -132,8 +132,9 @@ run_level() {
 # load so both have touched their allocation paths. Warm-up is not measured, so all servers are warmed at once.
 echo "warm-up: ${WARMUP_ROUNDS:=4} rounds at z=5ms, all servers at once"
 for _ in $(seq 1 "$WARMUP_ROUNDS"); do
-  for srv in "${SERVERS[@]}"; do server_level "$srv" 5 >/dev/null 2>&1 & done
-  wait
+  warm=()
+  for srv in "${SERVERS[@]}"; do server_level "$srv" 5 >/dev/null 2>&1 & warm+=("$!"); done
+  wait "${warm[@]}"   # not a bare wait: the servers are background jobs too
 done
 
 RESULTS="$WORK/results.txt"
