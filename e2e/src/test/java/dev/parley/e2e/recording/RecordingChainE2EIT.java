@@ -8,6 +8,7 @@ import com.microsoft.playwright.BrowserType;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
 import com.nimbusds.jose.jwk.ECKey;
+import dev.parley.e2e.process.PodProcess;
 import dev.parley.platform.ticket.TicketKeys;
 import dev.parley.testsupport.etcd.EtcdCluster;
 import dev.parley.testsupport.net.FreePorts;
@@ -113,7 +114,7 @@ class RecordingChainE2EIT {
         sfuEnv.put("PARLEY_MEDIA_TCP_PORT", Integer.toString(FreePorts.tcp()));
         sfuEnv.put("PARLEY_INTERNAL_PORT", Integer.toString(sfuInternal));
         sfuEnv.put("PARLEY_TICKET_PUBLIC_JWK", ticketKey.toPublicJWK().toJSONString());
-        JarProcess sfu = JarProcess.start("sfu-0", SFU_JAR, sfuEnv, logs);
+        PodProcess sfu = PodProcess.start("sfu-0", SFU_JAR, sfuEnv, logs);
         closeLast.add(sfu);
         sfu.awaitReady("http://127.0.0.1:" + sfuInternal + "/readyz", Duration.ofSeconds(90));
 
@@ -137,7 +138,7 @@ class RecordingChainE2EIT {
         // the recordings bucket: the same variables as the recorder's
         ctlEnv.putAll(s3Env(s3));
         ctlEnv.put("PARLEY_RECORDING_DOWNLOAD_TTL_SECONDS", "300");
-        JarProcess controller = JarProcess.start("controller-0", CONTROLLER_JAR, ctlEnv, logs);
+        PodProcess controller = PodProcess.start("controller-0", CONTROLLER_JAR, ctlEnv, logs);
         closeLast.add(controller);
         controller.awaitReady("http://127.0.0.1:" + http + "/health/readiness", Duration.ofSeconds(120));
 
@@ -194,7 +195,7 @@ class RecordingChainE2EIT {
         recEnv.put("PARLEY_RECORDER_TILE", "320x180");
         recEnv.put("PARLEY_RECORDER_UPLOAD_TIMEOUT_MS", "3000");
         recEnv.put("PARLEY_RECORDER_DRAIN_TIMEOUT_SECONDS", "60");
-        JarProcess recorder = JarProcess.start("recorder-g1", RECORDER_JAR, recEnv, logs);
+        PodProcess recorder = PodProcess.start("recorder-g1", RECORDER_JAR, recEnv, logs);
         closeLast.add(recorder);
         // ready = lease held and media arriving from the SFU
         recorder.awaitReady("http://127.0.0.1:" + recorderPort + "/readyz", Duration.ofSeconds(120));
