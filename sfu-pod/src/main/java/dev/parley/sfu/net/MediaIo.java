@@ -84,7 +84,7 @@ public final class MediaIo implements AutoCloseable {
         if (epoll) {
             // recvmmsg: one read buffer split into RECV_BATCH datagram slots (Netty hands each back as a slice)
             ub.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM * RECV_BATCH));
+                    .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM * RECV_BATCH));
         }
         udp = ub
                 // bound of what waits in user space when the kernel send buffer is full; past it packets drop
