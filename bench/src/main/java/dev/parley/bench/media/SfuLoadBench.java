@@ -137,6 +137,8 @@ public final class SfuLoadBench {
             double secs = (t1 - t0) / 1e9;
             double pps = (fwd1 - fwd0) / secs;
             double cores = (cpu1 - cpu0) / secs;
+            // the JIT compiling late (C2 catching up on setup code on a loaded machine) is not per-packet cost
+            double jitCores = (compilerSeconds(threads1) - compilerSeconds(threads0)) / secs;
             long expected = lossAfter[0] - lossBefore[0], got = lossAfter[1] - lossBefore[1];
             double lossPct = expected <= 0 ? 0 : Math.max(0, 100.0 * (expected - got) / expected);
             String line = String.format("%s %s n=%d: forwarded %.0f pkt/s, SFU CPU %.2f cores (user %.2f, sys %.2f), %.0f pkt/s per core, "
@@ -146,6 +148,8 @@ public final class SfuLoadBench {
                     bucketPercentile(hist0, hist1, 0.5), bucketPercentile(hist0, hist1, 0.99), h.getValueAtPercentile(50) / 1000.0,
                     h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0, h.getTotalCount(), lossPct,
                     pubs.size() + subs.size(), jar.getFileName(), loadAverage()) + String.format(", warm-up %.0f s, srtp offered %s", warmup, ClientTransport.OFFERED_PROFILES);
+            line += String.format("; without JIT compiler threads (%.3f cores): %.0f pkt/s per core", jitCores,
+                    cores - jitCores > 0 ? pps / (cores - jitCores) : 0);
             System.out.println(line);
             for (String l : m1.split("\n")) if (l.startsWith("parley_sfu_drops_total{")) System.out.println("  " + l);
             System.out.println("  SFU CPU by thread, cores (user/sys): " + threadShares(threads0, threads1, secs));
@@ -179,19 +183,19 @@ public final class SfuLoadBench {
      * Warm-up: keyframes and layer selection, then the JIT. On a shared 2-core machine C2 keeps compiling the
      * connection-setup code (DTLS, EC math, JSON) for tens of seconds after the transports are up; that one-time
      * cost is not the SFU's steady-state cost per packet, so the window starts once the SFU's compiler threads
-     * were (nearly) idle for two seconds — at least {@code bench.warmup.seconds} (5), at most
+     * were (nearly) idle for three seconds — at least {@code bench.warmup.seconds} (10), at most
      * {@code bench.warmup.max.seconds} (45). Returns the warm-up in seconds.
      */
     private static double warmUp(SfuProcess sfu) throws InterruptedException {
         long start = System.nanoTime();
-        Thread.sleep(Long.getLong("bench.warmup.seconds", 5) * 1000L);
+        Thread.sleep(Long.getLong("bench.warmup.seconds", 10) * 1000L);
         long max = start + Long.getLong("bench.warmup.max.seconds", 45) * 1_000_000_000L;
         double before = compilerSeconds(sfu.threadCpuSeconds());
         int quiet = 0;
-        while (System.nanoTime() < max && quiet < 2) {
+        while (System.nanoTime() < max && quiet < 3) {
             Thread.sleep(1000);
             double now = compilerSeconds(sfu.threadCpuSeconds());
-            quiet = now - before < 0.02 ? quiet + 1 : 0;    // under 2 % of a core compiling, two seconds running
+            quiet = now - before < 0.02 ? quiet + 1 : 0;    // under 2 % of a core compiling, three seconds running
             before = now;
         }
         return (System.nanoTime() - start) / 1e9;
