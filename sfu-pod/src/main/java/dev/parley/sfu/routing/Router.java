@@ -56,7 +56,8 @@ public final class Router implements PacketHandler, TransportListener {
     private static final Logger LOG = LoggerFactory.getLogger(Router.class);
     private static final long PLI_INTERVAL_NANOS = 300_000_000L;
     private static final int MAX_STREAMS_PER_PUBLISHER = 32;
-    static final List<SrtpProfile> PROFILES = List.of(SrtpProfile.AES128_CM_HMAC_SHA1_80, SrtpProfile.AEAD_AES_128_GCM);
+    /** Preference order: AES-GCM (one AES-NI/CLMUL pass) costs well under half of AES-CM + HMAC-SHA1 per packet. */
+    static final List<SrtpProfile> PROFILES = List.of(SrtpProfile.AEAD_AES_128_GCM, SrtpProfile.AES128_CM_HMAC_SHA1_80);
 
     public record Endpoint(String address, int udpPort, int tcpPort) {}
 
