@@ -76,6 +76,7 @@ fi
 
 turnutils_peer -L 127.0.0.1 -p $PEER_PORT >"$WORK/peer.log" 2>&1 &
 PIDS+=("$!")
+disown "${PIDS[@]}"   # servers are killed by cleanup; no "Killed" job notices, and no bare wait may wait for them
 sleep 3
 kill -0 "$COTURN_PID" || { cat "$WORK/coturn.log"; exit 1; }
 kill -0 "$PARLEY_PID" || { cat "$WORK/parley.log"; exit 1; }
