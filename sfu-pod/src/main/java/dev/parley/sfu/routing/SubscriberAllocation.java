@@ -66,7 +66,7 @@ final class SubscriberAllocation {
             if (!s.video || s.track == null) continue;
             TrackAllocation a = r.track(s.track.trackId);
             if (a == null) continue;
-            if (a.state() == TrackState.PAUSED_BANDWIDTH && mayPause) {
+            if (a.state() == TrackState.PAUSED_BANDWIDTH && mayPause && sub.bwe.estimateBps() < r.allocatedBps() + lowestCost(tracks, a.trackId())) {
                 if (s.pauseWantedSince == 0) s.pauseWantedSince = now;
                 if (s.paused || now - s.pauseWantedSince >= PAUSE_GRACE_NANOS) {
                     s.paused = true;
@@ -84,6 +84,20 @@ final class SubscriberAllocation {
             s.target = target;
             if (s.current != target || s.waitingKeyframe) keyframe.accept(target, now);
         }
+    }
+
+    /**
+     * What the lowest layer of {@code trackId} costs. A pause also needs the raw estimate (not only the
+     * allocator's budget, which sits at the bottom of the estimator's sawtooth for seconds) to be short of it:
+     * on a link that carries the lowest layer with little to spare, the dips are no reason to freeze it.
+     */
+    private static long lowestCost(List<SubscribedTrack> tracks, String trackId) {
+        long min = Long.MAX_VALUE;
+        for (SubscribedTrack t : tracks) {
+            if (!t.trackId().equals(trackId)) continue;
+            for (VideoLayer l : t.layers()) min = Math.min(min, l.bitrateBps());
+        }
+        return min == Long.MAX_VALUE ? 0 : min;
     }
 
     /** The allocator's view of one slot's track; null while the publisher sends none of its layers. */
