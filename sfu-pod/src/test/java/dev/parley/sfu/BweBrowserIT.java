@@ -108,7 +108,8 @@ class BweBrowserIT {
             link(meeting, "slow", 0, 20, 0);
             long liftedAt = System.nanoTime();
             StringBuilder timeline = new StringBuilder();
-            await("slow back on the top layer").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250))
+            try {
+                await("slow back on the top layer").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250))
                     .until(() -> {
                         JsonNode p = participant(meeting, "slow");
                         JsonNode c = p.path("congestion_control");
@@ -121,9 +122,11 @@ class BweBrowserIT {
                                 p.path("video_layers").path(0).path("spatial").asInt()));
                         if (timeline.length() > 20_000) timeline.setLength(0);
                         boolean top = p.path("video_layers").path(0).path("spatial").asInt() == 2;
-                        if (top || System.nanoTime() - liftedAt > 14_000_000_000L) System.out.print("climb timeline:\n" + timeline);
                         return top;
                     });
+            } finally {
+                System.out.print("climb timeline:\n" + timeline);
+            }
             double climbSeconds = (System.nanoTime() - liftedAt) / 1e9;
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(500))
                     .untilAsserted(() -> assertThat(maxWidth(slow)).isEqualTo(topWidth));

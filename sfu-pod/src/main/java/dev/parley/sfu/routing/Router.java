@@ -1013,7 +1013,7 @@ public final class Router implements PacketHandler, TransportListener {
     /**
      * Sends the padding a running probe cluster of {@code p}'s estimator asks for (docs/bwe.md "Probe clusters"):
      * padding-only RTP on a video slot's RTX SSRC (Chromium counts it for transport-cc and discards it). While a
-     * cluster runs this repeats every 2 ms.
+     * cluster runs this repeats every millisecond.
      */
     private void sendProbeFiller(Participant p) {
         WebRtcTransport st = p.subscribe;
@@ -1035,7 +1035,7 @@ public final class Router implements PacketHandler, TransportListener {
             loop.schedule(() -> {
                 p.probeScheduled = false;
                 if (p.subscribe == st) sendProbeFiller(p);
-            }, 2, TimeUnit.MILLISECONDS);
+            }, 1, TimeUnit.MILLISECONDS);
         }
     }
 

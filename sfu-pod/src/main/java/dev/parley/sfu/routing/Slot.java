@@ -27,6 +27,8 @@ final class Slot {
     boolean waitingKeyframe;
     /** The allocator paused this video for bandwidth: nothing is forwarded until it resumes (at a keyframe). */
     boolean paused;
+    /** When the allocator first asked to pause it (System.nanoTime; 0 = it doesn't). */
+    long pauseWantedSince;
     /** Spatial layer switches since the slot was created (observability: oscillation shows here). */
     int layerSwitches;
 
@@ -57,6 +59,7 @@ final class Slot {
         target = null;
         waitingKeyframe = false;
         paused = false;
+        pauseWantedSince = 0;
     }
 
     void detach() {

@@ -31,6 +31,13 @@ final class SubscriberAllocation {
      */
     static final long SINGLE_ENCODING_COST_BPS = 100_000;
     private static final double ASSUMED_FPS = 30;
+    /**
+     * A track is paused only after the allocator has said so for this long (it keeps its lowest layer
+     * meanwhile): a pause costs a freeze and a keyframe to resume, and one overuse dip of the estimate, typical
+     * right after a keyframe burst, must not cause it. A link that really can't carry the lowest layer pauses
+     * within this plus the estimator's reaction time.
+     */
+    static final long PAUSE_GRACE_NANOS = 1_000_000_000L;
 
     private final SubscriberAllocator allocator = new SubscriberAllocator();
     private AllocationResult last;
@@ -59,9 +66,14 @@ final class SubscriberAllocation {
             if (!s.video || s.track == null) continue;
             TrackAllocation a = r.track(s.track.trackId);
             if (a == null) continue;
-            if (a.state() == TrackState.PAUSED_BANDWIDTH && mayPause) {
-                s.paused = true;
-                continue;
+            if (a.state() == TrackState.PAUSED_BANDWIDTH && mayPause && sub.bwe.estimateBps() < r.allocatedBps() + lowestCost(tracks, a.trackId())) {
+                if (s.pauseWantedSince == 0) s.pauseWantedSince = now;
+                if (s.paused || now - s.pauseWantedSince >= PAUSE_GRACE_NANOS) {
+                    s.paused = true;
+                    continue;
+                }
+            } else {
+                s.pauseWantedSince = 0;
             }
             Layer target = a.forwarding() && a.spatial() < s.track.layers.length ? s.track.layers[a.spatial()] : lowestActive(s.track, now);
             if (target == null) continue;
@@ -74,6 +86,20 @@ final class SubscriberAllocation {
         }
     }
 
+    /**
+     * What the lowest layer of {@code trackId} costs. A pause also needs the raw estimate (not only the
+     * allocator's budget, which sits at the bottom of the estimator's sawtooth for seconds) to be short of it:
+     * on a link that carries the lowest layer with little to spare, the dips are no reason to freeze it.
+     */
+    private static long lowestCost(List<SubscribedTrack> tracks, String trackId) {
+        long min = Long.MAX_VALUE;
+        for (SubscribedTrack t : tracks) {
+            if (!t.trackId().equals(trackId)) continue;
+            for (VideoLayer l : t.layers()) min = Math.min(min, l.bitrateBps());
+        }
+        return min == Long.MAX_VALUE ? 0 : min;
+    }
+
     /** The allocator's view of one slot's track; null while the publisher sends none of its layers. */
     private static SubscribedTrack describe(Slot s, long now, ObjLongConsumer<Layer> keyframe) {
         PublishedTrack t = s.track;
@@ -84,6 +110,7 @@ final class SubscriberAllocation {
             if (l.width == 0 && t.layers.length > 1 && now - l.lastPliNanos > 1_000_000_000L) keyframe.accept(l, now); // learn its size
             long cost = t.layers.length == 1 ? Math.min(l.bitrateBps > 0 ? l.bitrateBps : SINGLE_ENCODING_COST_BPS, SINGLE_ENCODING_COST_BPS)
                     : l.bitrateBps;                      // 0 (not measured yet): the allocator assumes a nominal rate
+            if (l == s.current && t.layers.length > 1) cost = cost * 3 / 4;   // its encoder's own swings are no reason to leave it
             layers.add(new VideoLayer(l.index, 0, cost, l.width, l.height, ASSUMED_FPS));
         }
         if (layers.isEmpty()) return null;
