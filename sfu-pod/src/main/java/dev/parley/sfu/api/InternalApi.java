@@ -130,6 +130,10 @@ public final class InternalApi implements AutoCloseable {
             send(ex, 200, Map.of("egress_loss_permille", permille, "ingress_loss_permille", ingress));
             return;
         }
+        if (path.equals(InternalPaths.BASE + "/test/link") && method.equals("POST") && testHooks) {
+            testLink(ex);
+            return;
+        }
         // /internal/v1/meetings/{mid}/participants/{pid}[/subscriptions]
         String[] seg = path.substring(InternalPaths.BASE.length() + 1).split("/");
         if (seg.length >= 4 && seg[0].equals("meetings") && seg[2].equals("participants")) {
@@ -171,6 +175,24 @@ public final class InternalApi implements AutoCloseable {
         Router.TransportResult r = router.call(() -> router.createTransport(req.meetingId(), req.participantId(),
                 req.transportGeneration(), req.controllerEpoch(), publish, req.sdpOffer(), req.grant(), req.eventsUrl()));
         send(ex, 200, new CreateTransportResponse(r.transportId(), r.answer(), publish ? null : r.slots()));
+    }
+
+    /**
+     * TEST ONLY ({@code PARLEY_SFU_TEST_HOOKS=true}): {@code {meeting_id, participant_id, capacity_kbps, delay_ms,
+     * loss_percent}} shapes what the SFU sends to that subscriber through an emulated path (docs/bwe.md §5).
+     */
+    private void testLink(HttpExchange ex) throws IOException {
+        JsonNode body = json.readTree(body(ex));
+        String mid = body.path("meeting_id").asText(null), pid = body.path("participant_id").asText(null);
+        long kbps = body.path("capacity_kbps").asLong(0);
+        int delayMs = body.path("delay_ms").asInt(0);
+        double loss = body.path("loss_percent").asDouble(0);
+        if (mid == null || pid == null || kbps < 0 || delayMs < 0 || delayMs > 10_000 || !(loss >= 0 && loss <= 100)) {
+            throw new IllegalArgumentException("meeting_id, participant_id, capacity_kbps >= 0, delay_ms 0..10000, loss_percent 0..100");
+        }
+        boolean known = router.call(() -> router.setTestLink(mid, pid, kbps * 1000, delayMs, loss));
+        if (!known) { error(ex, 404, "not_found", null, "unknown participant"); return; }
+        send(ex, 200, Map.of("capacity_kbps", kbps, "delay_ms", delayMs, "loss_percent", loss));
     }
 
     private void putGrants(HttpExchange ex) throws IOException {

@@ -16,7 +16,13 @@ final class AimdRateController {
     private static final long MIN_ADDITIVE_BPS_PER_SECOND = 4_000;
     private static final int ASSUMED_FPS = 30;
     private static final int MTU_BYTES = 1200;
-    private static final long PROBE_VALIDITY_MICROS = 1_000_000;
+    /**
+     * How long a probe result floors the throughput a decrease is based on. Long enough to cover the
+     * allocator's step-up hold and the layer switch after it (the acked window still shows the old, lower
+     * layer when the new layer's first keyframe burst arrives); each decrease inside it shrinks the floor by
+     * {@link #BETA}, so real congestion still drives the estimate down geometrically.
+     */
+    private static final long PROBE_VALIDITY_MICROS = 5_000_000;
 
     private final long minBps;
     private final long maxBps;
@@ -133,6 +139,7 @@ final class AimdRateController {
         }
         if (nowMicros < probeValidUntilMicros) {
             ackedBps = Math.max(ackedBps, probeBps);
+            probeBps = (long) (probeBps * BETA);
         }
         if (ackedBps <= 0) {
             currentBps = clamp((long) (currentBps * BETA));

@@ -125,7 +125,10 @@ final class ProbeController {
         if (lastProbeMicros != Long.MIN_VALUE && nowMicros - lastProbeMicros < interval) {
             return;
         }
-        long target = probe(nowMicros, 2 * estimateBps, estimateBps);
+        // aim at what the allocation wants (plus margin) when that is further than 2×, up to 4×: one probe
+        // instead of a chain of doublings, each of which the allocator's step-up hold would delay
+        long target = probe(nowMicros, Math.max(2 * estimateBps, Math.min(4 * estimateBps, desiredBps + desiredBps / 4)),
+                estimateBps);
         if (target > 0) {
             state = State.WAITING_FOR_RESULT;
             minBitrateToProbeFurther = (long) (FURTHER_RATIO * target);

@@ -21,6 +21,19 @@ final class Layer {
     long lastSrAtNanos;
     /** RTX stream repairing this layer (0 = not seen yet). */
     int rtxSsrc;
+    /** Bytes received on this layer (RTP packets as they arrived) and the rate measured from them (allocation input). */
+    long bytesReceived;
+    long bitrateBps;
+    private long rateBytes, rateNanos;
+
+    /** Updates {@link #bitrateBps} from the bytes since the previous call (call about once a second). */
+    void updateBitrate(long now) {
+        if (rateNanos != 0 && now - rateNanos >= 500_000_000L) {
+            long bps = (bytesReceived - rateBytes) * 8_000_000_000L / (now - rateNanos);
+            bitrateBps = bitrateBps == 0 ? bps : (bitrateBps + bps) / 2;   // smooths keyframe bursts a little
+        }
+        if (rateNanos == 0 || now - rateNanos >= 500_000_000L) { rateBytes = bytesReceived; rateNanos = now; }
+    }
     /** seq + 1 of recently received packets, by seq mod {@value #SEEN}: RTX for a packet already here is ignored. */
     static final int SEEN = 1024;
     private final int[] seen = new int[SEEN];

@@ -17,6 +17,11 @@ import java.util.Map;
 /** A participant's publish and subscribe connections, published tracks and receive slots. */
 public final class Participant {
     private static final SecureRandom RANDOM = new SecureRandom();
+    /**
+     * The defaults, but probing every 2 s (not 3 s) while the allocation is deficient: a subscriber whose link
+     * recovered finds out sooner (4 s after failed probes instead of 6 s); a probe is 20 ms of padding.
+     */
+    private static final BweConfig BWE_CONFIG = new BweConfig(300_000, 30_000, 10_000_000, true, 2_000_000);
     final String id;
     final Meeting meeting;
     WebRtcTransport publish, subscribe;
@@ -53,6 +58,13 @@ public final class Participant {
     int publishTwccExtId;
     dev.parley.sfu.feedback.TransportFeedbackRecorder twccIn;
 
+    /** Allocation of the subscribe transport's estimate to the slots (replaced with the transport). */
+    SubscriberAllocation allocation;
+    /** A probe-filler task is scheduled for this subscriber. */
+    boolean probeScheduled;
+    /** TEST ONLY: emulated network path toward this subscriber (null = the real socket directly). */
+    EmulatedLink testLink;
+
     /** Slot in the meeting's active-speaker detector, or -1 while no audio is published. */
     int speakerSlot = -1;
 
@@ -63,11 +75,12 @@ public final class Participant {
 
     /** Fresh estimator state for a new subscribe transport (a new transport is a new path: nothing carries over). */
     void resetCongestionControl() {
-        bwe = new SendSideBandwidthEstimator(BweConfig.defaults());
-        bwe.setRtxAvailable(false);             // the SFU sends no RTX padding probes; RTX carries NACK answers only
+        bwe = new SendSideBandwidthEstimator(BWE_CONFIG);
+        bwe.setRtxAvailable(false);             // probes are padding on a slot's RTX SSRC; RTX payloads carry NACK answers only
         pacer = new ProbePacer(bwe);
         twccReader = new TransportFeedbackReader();
         twccSeq = 0;
+        allocation = new SubscriberAllocation();
     }
 
     GrantState grant() { return meeting.grants.get(id); }

@@ -17,6 +17,7 @@ import dev.parley.platform.grant.Grant;
 import dev.parley.platform.internal.SfuEvent;
 import dev.parley.platform.internal.SlotAssignment;
 import dev.parley.platform.internal.TrackSubscription;
+import dev.parley.sfu.allocation.KeyframeRequestCoalescer;
 import dev.parley.sfu.events.EventPublisher;
 import dev.parley.sfu.feedback.TransportFeedbackRecorder;
 import dev.parley.sfu.grant.GrantBook;
@@ -55,7 +56,10 @@ public final class Router implements PacketHandler, TransportListener {
     private static final Logger LOG = LoggerFactory.getLogger(Router.class);
     private static final long PLI_INTERVAL_NANOS = 300_000_000L;
     private static final int MAX_STREAMS_PER_PUBLISHER = 32;
-    static final List<SrtpProfile> PROFILES = List.of(SrtpProfile.AES128_CM_HMAC_SHA1_80, SrtpProfile.AEAD_AES_128_GCM);
+    /** Preference order: AES-GCM (one AES-NI/CLMUL pass) costs well under half of AES-CM + HMAC-SHA1 per packet. */
+    static final List<SrtpProfile> PROFILES = List.of(SrtpProfile.AEAD_AES_128_GCM, SrtpProfile.AES128_CM_HMAC_SHA1_80);
+    /** For subscribers without RTX: a NACK is answered with the cached packet itself, which GCM may not seal twice. */
+    static final List<SrtpProfile> CM_FIRST = List.of(SrtpProfile.AES128_CM_HMAC_SHA1_80, SrtpProfile.AEAD_AES_128_GCM);
 
     public record Endpoint(String address, int udpPort, int tcpPort) {}
 
@@ -92,7 +96,15 @@ public final class Router implements PacketHandler, TransportListener {
     private final byte[] repaired = new byte[2048];
     private final int[] nackSeqs = new int[64];
     private volatile int lossPermille, ingressLossPermille;
+    /** One keyframe request per publisher stream per 300 ms, whoever asks (subscriber PLIs, layer switches). */
+    private final KeyframeRequestCoalescer keyframes = new KeyframeRequestCoalescer(PLI_INTERVAL_NANOS / 1_000_000);
+    /** Publisher streams with a deferred keyframe request, by SSRC (to send it when the coalescer says so). */
+    private final io.netty.util.collection.IntObjectHashMap<Layer> deferredPli = new io.netty.util.collection.IntObjectHashMap<>();
+    /** Per-subscriber estimate drives layer choice and pauses (docs/bwe.md); off: layer by tile size only, no transport seq. */
+    private volatile boolean congestionControl = true;
     private long lastSecondTick;
+    /** Padding packets sent for probe clusters (media thread; shown in /state). */
+    private long probePacketsSent;
     private long lastTwccLogNanos;
 
     public Router(SfuMetrics metrics, EventPublisher events) {
@@ -118,6 +130,12 @@ public final class Router implements PacketHandler, TransportListener {
     /** Test-only: share of publishers' video packets dropped on arrival (before the SFU sees them), in ‰. */
     public void setIngressLossPermille(int permille) { ingressLossPermille = Math.max(0, Math.min(1000, permille)); }
     public int transports() { return owners.size(); }
+    /**
+     * Turns per-subscriber congestion control on (default) or off for subscribe transports created afterwards:
+     * off = no transport-wide sequence numbers toward subscribers, no estimator, layer by tile size (benchmarks
+     * compare the two).
+     */
+    public void setCongestionControl(boolean on) { congestionControl = on; }
     public Map<String, Meeting> meetings() { return meetings; }
 
     private long countSubscriptions() {
@@ -185,7 +203,7 @@ public final class Router implements PacketHandler, TransportListener {
             }
         } else {
             if (existing != null) closeTransport(existing, null);
-            t = new WebRtcTransport(UUID.randomUUID().toString(), loop, io, certificate, PROFILES, local,
+            t = new WebRtcTransport(UUID.randomUUID().toString(), loop, io, certificate, srtpProfiles(publish, r.media()), local,
                     r.remoteUfrag(), r.remoteFingerprint(), metrics, this);
             byUfrag.put(local.ufrag(), t);
             owners.put(t, p);
@@ -201,6 +219,12 @@ public final class Router implements PacketHandler, TransportListener {
         if (publish) applyPublishPlan(p, r.media(), eventsUrl, generation);
         else applySubscribePlan(p, r.media());
         return new TransportResult(t.id(), r.answer(), publish ? List.of() : assignments(p));
+    }
+
+    /** GCM first unless this is a subscribe connection with video that retransmits without RTX (see CM_FIRST). */
+    static List<SrtpProfile> srtpProfiles(boolean publish, List<MediaPlan> plans) {
+        if (!publish) for (MediaPlan m : plans) if (m.accepted() && m.isVideo() && m.rtxPayloadType() == 0) return CM_FIRST;
+        return PROFILES;
     }
 
     private void applyPublishPlan(Participant p, List<MediaPlan> plans, String eventsUrl, long generation) {
@@ -259,7 +283,7 @@ public final class Router implements PacketHandler, TransportListener {
         for (Slot gone : existing.values()) if (gone.track != null) { gone.track.slots.remove(gone); gone.detach(); }
         p.slots.clear();
         p.slots.addAll(next);
-        p.twccExtId = twcc;
+        p.twccExtId = congestionControl ? twcc : 0;
         for (Participant other : p.meeting.participants.values()) {
             if (other == p) continue;
             for (PublishedTrack t : other.tracksByMid.values()) assignToFreeSlot(p, t);
@@ -311,6 +335,7 @@ public final class Router implements PacketHandler, TransportListener {
         if (p.subscribe != null) closeTransport(p.subscribe, null);
         for (PublishedTrack t : new ArrayList<>(p.tracksByMid.values())) unpublish(p, t, p.publishEventsUrl, p.publishGeneration);
         for (Slot s : p.slots) if (s.track != null) s.track.slots.remove(s);
+        if (p.testLink != null) p.testLink.close();
         m.participants.remove(participantId);
         m.grants.remove(participantId);
         m.speakers.unregister(participantId);
@@ -330,6 +355,25 @@ public final class Router implements PacketHandler, TransportListener {
             }
         }
         return assignments(p);
+    }
+
+    /**
+     * TEST ONLY (the test-hooks endpoint): shapes everything the SFU sends as RTP to this participant's subscribe
+     * transport through an emulated path. The first call creates it (its one-way delay is fixed then); later calls
+     * change capacity ({@code <= 0} = unlimited) and loss, and packets already queued keep their order, so lifting a
+     * limit never reorders. Returns false for an unknown participant.
+     */
+    public boolean setTestLink(String meetingId, String participantId, long capacityBps, int delayMs, double lossPercent) {
+        Meeting m = meetings.get(meetingId);
+        Participant p = m == null ? null : m.participants.get(participantId);
+        if (p == null) return false;
+        if (p.testLink == null) {
+            p.testLink = new EmulatedLink(p, loop, io::flush, capacityBps, delayMs * 1000L, lossPercent / 100, 500_000);
+        } else {
+            p.testLink.emulator.setCapacityBps(capacityBps);
+            p.testLink.emulator.setLossRate(lossPercent / 100);
+        }
+        return true;
     }
 
     /** Snapshot for GET /state (media thread). */
@@ -363,6 +407,8 @@ public final class Router implements PacketHandler, TransportListener {
                     lm.put("target_spatial", s.target == null ? -1 : s.target.index);
                     lm.put("width", s.current == null ? 0 : s.current.width);
                     lm.put("height", s.current == null ? 0 : s.current.height);
+                    lm.put("paused", s.paused);
+                    lm.put("layer_switches", s.layerSwitches);
                     layers.add(lm);
                 }
                 pm.put("video_layers", layers);
@@ -373,6 +419,7 @@ public final class Router implements PacketHandler, TransportListener {
         }
         r.put("meetings", ms);
         r.put("transports", owners.size());
+        r.put("probe_packets_sent", probePacketsSent);
         return r;
     }
 
@@ -392,6 +439,13 @@ public final class Router implements PacketHandler, TransportListener {
         c.put("usage", st.usage().name());
         c.put("rtt_ms", st.rttMs());
         c.put("feedback_packets_unknown", st.unknownFeedbackPackets());
+        var a = p.allocation == null ? null : p.allocation.last();
+        if (a != null) {
+            c.put("budget_bps", a.budgetBps());
+            c.put("allocated_bps", a.allocatedBps());
+            c.put("desired_bps", a.desiredBps());
+        }
+        if (p.testLink != null) c.put("test_link_capacity_bps", p.testLink.emulator.capacityBps());
         return c;
     }
 
@@ -516,6 +570,7 @@ public final class Router implements PacketHandler, TransportListener {
         int seq = RtpPacket.sequence(b, off);
         if (tr.rtxPayloadType != 0) layer.markSeen(seq);
         receiveStats(p, layer, seq, RtpPacket.timestamp(b, off), now);
+        layer.bytesReceived += len;
         route(p, layer, b, off, len, hl, pl, now, false);
     }
 
@@ -555,7 +610,10 @@ public final class Router implements PacketHandler, TransportListener {
                 vp8 = layer.vp8;
                 if (!vp8.parse(b, off + hl, pl)) { metrics.drop("vp8_malformed"); return; }
                 keyframe = vp8.keyframe;
-                if (keyframe) readVp8Size(layer, b, off + hl + vp8.length, pl - vp8.length);
+                if (keyframe) {
+                    readVp8Size(layer, b, off + hl + vp8.length, pl - vp8.length);
+                    keyframes.onKeyframe(layer.ssrc);
+                }
             } else {
                 keyframe = H264Keyframes.isKeyframe(b, off + hl, pl);
             }
@@ -638,6 +696,7 @@ public final class Router implements PacketHandler, TransportListener {
         boolean frameStart = vp8 == null || (vp8.startOfPartition && vp8.partitionId == 0);
         if (repair && (layer != s.current || s.waitingKeyframe)) return;   // repairs fill holes, never switch
         if (s.video) {
+            if (s.paused) return;                                     // the allocator paused it for bandwidth
             if (layer != s.current) {
                 Layer want = s.target != null ? s.target : layer;
                 if (layer != want || !keyframe || !frameStart) return;
@@ -723,9 +782,8 @@ public final class Router implements PacketHandler, TransportListener {
             metrics.drop("test_loss");
             return;
         }
-        if (st.sendRtp(o, 0, total)) {
+        if (sendToSubscriber(sub, st, o, total, twccId > 0)) {
             long sentAt = System.nanoTime();
-            if (twccId > 0) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, sentAt / 1000, st.lastRtpWireLength());
             metrics.forwardedPackets.increment();
             metrics.queueAge((sentAt - now) / 1000);
         } else if (s.video) {
@@ -793,7 +851,7 @@ public final class Router implements PacketHandler, TransportListener {
 
     /** Answers a subscriber's NACK from the slot's cache, if both sides' grants still allow it. */
     private void retransmit(Slot s, byte[] b, int o, long now) {
-        if (s.cache == null || s.track == null) return;
+        if (s.cache == null || s.track == null || s.paused) return;      // paused for bandwidth: no repairs either
         if (!s.subscriber.grant().maySubscribe(now)) { metrics.drop("grant_subscribe"); return; }
         GrantState pg = s.track.owner.grant();
         if (!(s.track.video ? pg.mayPublishVideo(now) : pg.mayPublishAudio(now))) { metrics.drop("grant_publish"); return; }
@@ -818,18 +876,41 @@ public final class Router implements PacketHandler, TransportListener {
                 boolean twcc = sub.twccExtId > 0 && n > 19 && (out[0] & 0x10) != 0
                         && out[16] == (byte) ((sub.twccExtId << 4) | 1);
                 if (twcc) RtpPacket.writeUint16(out, 17, sub.twccSeq & 0xFFFF);
-                if (st.sendRtp(out, 0, n)) {
+                if (sendToSubscriber(sub, st, out, n, twcc)) {
                     metrics.retransmissions.increment();
                     if (s.rtxSsrc != 0) metrics.rtxSent.increment();
-                    if (twcc) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, System.nanoTime() / 1000, st.lastRtpWireLength());
                 }
             }
         }
     }
 
+    /**
+     * Sends an RTP packet (carrying transport seq {@code sub.twccSeq} when {@code twcc}) to a subscriber and records
+     * it with the subscriber's estimator; through the test-only emulated link when one is set. False: not sent.
+     */
+    private boolean sendToSubscriber(Participant sub, WebRtcTransport st, byte[] b, int len, boolean twcc) {
+        EmulatedLink link = sub.testLink;
+        if (link != null) {
+            long at = System.nanoTime();
+            link.offer(b, 0, len, at);                  // a drop here is a loss on the emulated wire: still "sent"
+            if (twcc) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, at / 1000, EmulatedLink.wireSize(len));
+            return true;
+        }
+        if (!st.sendRtp(b, 0, len)) return false;
+        if (twcc) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, System.nanoTime() / 1000, st.lastRtpWireLength());
+        return true;
+    }
+
+    /** A keyframe request for {@code l}, coalesced per publisher stream (a deferred one goes out from the tick). */
+    void requestKeyframe(Layer l, long now) { requestKeyframe(l, now, false); }
+
     private void requestKeyframe(Layer l, long now, boolean force) {
         if (l.ssrc == 0) return;
-        if (!force && now - l.lastPliNanos < PLI_INTERVAL_NANOS) return;   // coalesce requests from many subscribers
+        if (!force && !keyframes.request(l.ssrc, now / 1_000_000)) { deferredPli.put(l.ssrc, l); return; }
+        sendPli(l, now);
+    }
+
+    private void sendPli(Layer l, long now) {
         Participant pub = l.track.owner;
         if (pub.publish == null || !pub.publish.connected()) return;
         l.lastPliNanos = now;
@@ -845,15 +926,31 @@ public final class Router implements PacketHandler, TransportListener {
             for (WebRtcTransport t : new ArrayList<>(owners.keySet())) t.checkConsent(now, consentTimeoutNanos);
             for (Map.Entry<WebRtcTransport, Participant> e : owners.entrySet()) {
                 Participant p = e.getValue();
-                if (p.subscribe == e.getKey() && p.bwe != null) p.bwe.onTick(now / 1000);
+                if (p.subscribe == e.getKey() && p.bwe != null) {
+                    p.bwe.onTick(now / 1000);
+                    if (p.twccExtId > 0) sendProbeFiller(p);
+                }
             }
             boolean speakerRound = ++ticks % 3 == 0;                       // every 300 ms
             for (Meeting m : meetings.values()) {
-                for (Participant p : m.participants.values()) for (Slot s : p.slots) if (s.video && s.track != null) selectLayer(s, now);
+                for (Participant p : m.participants.values()) {
+                    if (p.twccExtId > 0 && p.allocation != null && p.subscribe != null) {
+                        if (p.allocation.due(now)) p.allocation.run(p, now, this::requestKeyframe);
+                    } else {
+                        for (Slot s : p.slots) if (s.video && s.track != null) selectLayer(s, now);
+                    }
+                }
                 if (speakerRound) reportSpeakers(m, now);
             }
+            keyframes.drainDue(now / 1_000_000, ssrc -> {
+                Layer l = deferredPli.remove((int) ssrc);
+                if (l != null && l.ssrc == (int) ssrc) sendPli(l, now);
+            });
             if (now - lastSecondTick >= 1_000_000_000L) {
                 lastSecondTick = now;
+                for (Meeting m : meetings.values()) {
+                    for (Participant p : m.participants.values()) for (PublishedTrack t : p.tracksByMid.values()) for (Layer l : t.layers) l.updateBitrate(now);
+                }
                 for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) sendReports(p, now);
                 metrics.subscriberSnapshot(subscriberSnapshot(now));
                 metrics.tick();
@@ -919,6 +1016,35 @@ public final class Router implements PacketHandler, TransportListener {
         var list = data.putArray("speakers");
         a.speakers().forEach(list::add);
         events.publish(m.eventsUrl, SfuEvent.ACTIVE_SPEAKERS, m.id, null, 0, data);
+    }
+
+    /**
+     * Sends the padding a running probe cluster of {@code p}'s estimator asks for (docs/bwe.md "Probe clusters"):
+     * padding-only RTP on a video slot's RTX SSRC (Chromium counts it for transport-cc and discards it). While a
+     * cluster runs this repeats every millisecond.
+     */
+    private void sendProbeFiller(Participant p) {
+        WebRtcTransport st = p.subscribe;
+        if (st == null || !st.connected() || p.pacer == null) return;
+        Slot carrier = null;
+        for (Slot s : p.slots) if (s.video && s.rtxSsrc != 0 && s.rtxPayloadType != 0 && s.started) { carrier = s; break; }
+        if (carrier == null) return;
+        long now = System.nanoTime();
+        int due;
+        for (int i = 0; i < 16 && (due = p.pacer.fillerBytesDue(now / 1000)) > 0; i++) {
+            int n = ProbePadding.write(ctl, carrier, p.twccExtId, p.twccSeq, Math.min(due, p.pacer.fillerPacketSize()));
+            carrier.rtxSeq = (carrier.rtxSeq + 1) & 0xFFFF;
+            if (!sendToSubscriber(p, st, ctl, n, true)) break;
+            probePacketsSent++;
+        }
+        io.flush();
+        if (p.pacer.probing() && !p.probeScheduled) {
+            p.probeScheduled = true;
+            loop.schedule(() -> {
+                p.probeScheduled = false;
+                if (p.subscribe == st) sendProbeFiller(p);
+            }, 1, TimeUnit.MILLISECONDS);
+        }
     }
 
     /** Picks the simulcast layer that best fits the slot's requested size; asks for a keyframe to switch. */

@@ -25,6 +25,12 @@ final class Slot {
     int maxWidth = 1280, maxHeight = 720;
     Layer current, target;
     boolean waitingKeyframe;
+    /** The allocator paused this video for bandwidth: nothing is forwarded until it resumes (at a keyframe). */
+    boolean paused;
+    /** When the allocator first asked to pause it (System.nanoTime; 0 = it doesn't). */
+    long pauseWantedSince;
+    /** Spatial layer switches since the slot was created (observability: oscillation shows here). */
+    int layerSwitches;
 
     // rewriting state
     boolean started;
@@ -52,6 +58,8 @@ final class Slot {
         current = null;
         target = null;
         waitingKeyframe = false;
+        paused = false;
+        pauseWantedSince = 0;
     }
 
     void detach() {
@@ -79,6 +87,7 @@ final class Slot {
             if (vp8 != null && vp8.pictureIdBits > 0) pidOffset = (lastOutPid + 1 - vp8.pictureId) & 0x7FFF;
             if (vp8 != null && vp8.tl0PicIdx >= 0) tl0Offset = (lastOutTl0 + 1 - vp8.tl0PicIdx) & 0xFF;
         }
+        if (current != null && current != layer) layerSwitches++;
         current = layer;
         switchSeq = inSeq;
         sinceSwitch = 0;

@@ -96,12 +96,18 @@ class SendSideBandwidthEstimatorTest {
     @Test
     void heavyRandomLossLowersTheEstimateButLightLossDoesNot() {
         ClosedLoopSimulation lossy = sim(10_000_000, 0.20);
-        lossy.run(15_000);
+        lossy.run(12_000);
+        double maxLoss = 0;
+        for (int i = 0; i < 6; i++) {           // the last reporting periods' loss, sampled every 500 ms
+            lossy.run(500);
+            maxLoss = Math.max(maxLoss, lossy.estimator.stats(lossy.nowMs() * 1000).lossFraction());
+        }
         ClosedLoopSimulation light = sim(10_000_000, 0.01);
         light.run(15_000);
         assertThat(lossy.meanEstimate(10_000, 15_000)).as(lossy.trace(0, 15_000, 1000)).isLessThan(300_000);
         // one reporting period is only ~20 packets at this rate: its loss is a noisy sample of the 20 %
-        assertThat(lossy.estimator.stats(15_000_000).lossFraction()).isBetween(0.02, 0.5);
+        // (a single period can see none), so the largest of the last six is checked
+        assertThat(maxLoss).isBetween(0.02, 0.5);
         assertThat(light.meanEstimate(10_000, 15_000)).as(light.trace(0, 15_000, 1000)).isGreaterThan(1_500_000);
     }
 

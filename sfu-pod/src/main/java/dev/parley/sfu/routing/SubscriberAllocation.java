@@ -1,0 +1,126 @@
+package dev.parley.sfu.routing;
+
+import dev.parley.sfu.allocation.AllocationResult;
+import dev.parley.sfu.allocation.SubscribedTrack;
+import dev.parley.sfu.allocation.SubscriberAllocator;
+import dev.parley.sfu.allocation.TrackAllocation;
+import dev.parley.sfu.allocation.TrackKind;
+import dev.parley.sfu.allocation.TrackState;
+import dev.parley.sfu.allocation.VideoLayer;
+import dev.parley.sfu.bwe.EstimatorMode;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ObjLongConsumer;
+
+/**
+ * Lets one subscriber's bandwidth estimate choose what it receives (docs/bwe.md §2): every
+ * {@link #INTERVAL_NANOS} on the media thread it describes the subscriber's slots to its
+ * {@link SubscriberAllocator} (measured layer bitrates, tile size from {@code subscribe}) and applies the
+ * decision to the slots: the target layer (the forwarder switches at that layer's next keyframe) or a pause
+ * (nothing forwarded; resumed at a keyframe). Audio is never paused. Nothing here runs per packet.
+ */
+final class SubscriberAllocation {
+    /** How often the allocator runs per subscriber. */
+    static final long INTERVAL_NANOS = 200_000_000L;
+    /**
+     * What a single-encoding video costs the allocator at most. The SFU cannot make such a stream smaller, so
+     * pausing it because its publisher sends more than this subscriber's estimate has proven (the estimate
+     * only leads the media by the probing margin) would only freeze it; it is paused when not even a
+     * thumbnail's worth of bandwidth is left.
+     */
+    static final long SINGLE_ENCODING_COST_BPS = 100_000;
+    private static final double ASSUMED_FPS = 30;
+    /**
+     * A track is paused only after the allocator has said so for this long (it keeps its lowest layer
+     * meanwhile): a pause costs a freeze and a keyframe to resume, and one overuse dip of the estimate, typical
+     * right after a keyframe burst, must not cause it. A link that really can't carry the lowest layer pauses
+     * within this plus the estimator's reaction time.
+     */
+    static final long PAUSE_GRACE_NANOS = 1_000_000_000L;
+
+    private final SubscriberAllocator allocator = new SubscriberAllocator();
+    private AllocationResult last;
+    private long lastRunNanos;
+
+    boolean due(long now) { return now - lastRunNanos >= INTERVAL_NANOS; }
+
+    AllocationResult last() { return last; }
+
+    /** One allocation round for {@code sub}; {@code keyframe} asks the publisher of a layer for a keyframe. */
+    void run(Participant sub, long now, ObjLongConsumer<Layer> keyframe) {
+        lastRunNanos = now;
+        if (sub.bwe == null) return;
+        List<SubscribedTrack> tracks = new ArrayList<>(sub.slots.size());
+        for (Slot s : sub.slots) {
+            if (s.track == null) continue;
+            SubscribedTrack t = describe(s, now, keyframe);
+            if (t != null) tracks.add(t);
+        }
+        AllocationResult r = allocator.allocate(now / 1_000_000, sub.bwe.estimateBps(), tracks);
+        last = r;
+        sub.bwe.setDesiredBitrate(r.desiredBps());
+        // before the first feedback the estimate is only the start value: nothing is paused on a guess
+        boolean mayPause = sub.bwe.mode() != EstimatorMode.STARTUP;
+        for (Slot s : sub.slots) {
+            if (!s.video || s.track == null) continue;
+            TrackAllocation a = r.track(s.track.trackId);
+            if (a == null) continue;
+            if (a.state() == TrackState.PAUSED_BANDWIDTH && mayPause && sub.bwe.estimateBps() < r.allocatedBps() + lowestCost(tracks, a.trackId())) {
+                if (s.pauseWantedSince == 0) s.pauseWantedSince = now;
+                if (s.paused || now - s.pauseWantedSince >= PAUSE_GRACE_NANOS) {
+                    s.paused = true;
+                    continue;
+                }
+            } else {
+                s.pauseWantedSince = 0;
+            }
+            Layer target = a.forwarding() && a.spatial() < s.track.layers.length ? s.track.layers[a.spatial()] : lowestActive(s.track, now);
+            if (target == null) continue;
+            if (s.paused) {                              // resume: the decoder needs a keyframe of the layer
+                s.paused = false;
+                s.waitingKeyframe = true;
+            }
+            s.target = target;
+            if (s.current != target || s.waitingKeyframe) keyframe.accept(target, now);
+        }
+    }
+
+    /**
+     * What the lowest layer of {@code trackId} costs. A pause also needs the raw estimate (not only the
+     * allocator's budget, which sits at the bottom of the estimator's sawtooth for seconds) to be short of it:
+     * on a link that carries the lowest layer with little to spare, the dips are no reason to freeze it.
+     */
+    private static long lowestCost(List<SubscribedTrack> tracks, String trackId) {
+        long min = Long.MAX_VALUE;
+        for (SubscribedTrack t : tracks) {
+            if (!t.trackId().equals(trackId)) continue;
+            for (VideoLayer l : t.layers()) min = Math.min(min, l.bitrateBps());
+        }
+        return min == Long.MAX_VALUE ? 0 : min;
+    }
+
+    /** The allocator's view of one slot's track; null while the publisher sends none of its layers. */
+    private static SubscribedTrack describe(Slot s, long now, ObjLongConsumer<Layer> keyframe) {
+        PublishedTrack t = s.track;
+        if (!t.video) return SubscribedTrack.audio(t.trackId, t.layers[0].bitrateBps);
+        List<VideoLayer> layers = new ArrayList<>(t.layers.length);
+        for (Layer l : t.layers) {
+            if (!l.active(now)) continue;
+            if (l.width == 0 && t.layers.length > 1 && now - l.lastPliNanos > 1_000_000_000L) keyframe.accept(l, now); // learn its size
+            long cost = t.layers.length == 1 ? Math.min(l.bitrateBps > 0 ? l.bitrateBps : SINGLE_ENCODING_COST_BPS, SINGLE_ENCODING_COST_BPS)
+                    : l.bitrateBps;                      // 0 (not measured yet): the allocator assumes a nominal rate
+            if (l == s.current && t.layers.length > 1) cost = cost * 3 / 4;   // its encoder's own swings are no reason to leave it
+            layers.add(new VideoLayer(l.index, 0, cost, l.width, l.height, ASSUMED_FPS));
+        }
+        if (layers.isEmpty()) return null;
+        // no tile size from the layout (0 × 0) is treated as "smallest", as before allocation existed
+        int w = Math.max(1, s.maxWidth), h = Math.max(1, s.maxHeight);
+        return SubscribedTrack.video(t.trackId, TrackKind.CAMERA, w, h, layers);
+    }
+
+    private static Layer lowestActive(PublishedTrack t, long now) {
+        for (Layer l : t.layers) if (l.active(now)) return l;
+        return null;
+    }
+}

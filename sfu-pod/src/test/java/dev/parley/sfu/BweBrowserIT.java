@@ -1,0 +1,293 @@
+package dev.parley.sfu;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.microsoft.playwright.BrowserContext;
+import com.microsoft.playwright.Page;
+import com.nimbusds.jose.jwk.ECKey;
+import dev.parley.platform.ticket.TicketKeys;
+import dev.parley.platform.ticket.TicketSigner;
+import dev.parley.sfu.config.SfuConfig;
+import dev.parley.testsupport.browser.Chromium;
+import dev.parley.testsupport.web.StaticServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Per-subscriber congestion control with real headless Chromium (issue 8): one three-layer simulcast publisher,
+ * an unconstrained subscriber and one whose downlink goes through the SFU's test-only emulated link. The
+ * subscriber's own transport-cc feedback drives its estimator, the allocator picks its layer, and the browser's
+ * decoded frame width shows what it got. The test plays the controller (tickets, grants) like SfuBrowserIT.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BweBrowserIT {
+    private static final String SECRET = "test-internal-secret-0123456789";
+    private static final String POD = "sfu-bwe-it";
+    private final ObjectMapper json = new ObjectMapper();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor();
+    private final Map<String, Set<String>> renewed = new ConcurrentHashMap<>();
+    private SfuServer sfu;
+    private TicketSigner signer;
+    private StaticServer web;
+    private Chromium chromium;
+    private long version = 1;
+
+    @BeforeAll
+    void start() throws Exception {
+        ECKey key = TicketKeys.generate();
+        signer = new TicketSigner(key);
+        sfu = new SfuServer(new SfuConfig(POD, "local", "127.0.0.1", "127.0.0.1", 0, 0, 0, SECRET,
+                key.toPublicJWK().toJSONString(), "", 5, true, 4_000_000, true));
+        String page;
+        try (InputStream in = getClass().getResourceAsStream("/web/sfu.html")) {
+            page = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        web = StaticServer.start().page("/sfu.html", page);
+        chromium = Chromium.launch(Chromium.options().arg("--force-fieldtrials=WebRTC-LegacySimulcastLayerLimit/Disabled/"));
+        renewer.scheduleAtFixedRate(this::renewGrants, 0, 1000, TimeUnit.MILLISECONDS);
+    }
+
+    @AfterAll
+    void stop() {
+        renewer.shutdownNow();
+        if (chromium != null) chromium.close();
+        if (web != null) web.close();
+        if (sfu != null) sfu.close();
+    }
+
+    @Test
+    void eachSubscriberGetsWhatItsOwnLinkCarries() {
+        String meeting = "m-" + UUID.randomUUID();
+        Peer pub = join(meeting, "pub", true);
+        Peer fast = join(meeting, "fast", false);
+        Peer slow = join(meeting, "slow", false);
+        try {
+            // 1. a 300 kbps downlink: the slow subscriber gets the 320-wide layer, the fast one keeps the top layer
+            link(meeting, "slow", 300, 20, 0);
+            await("slow on the low layer, fast on the high one").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(() -> {
+                        assertThat(layer(meeting, "fast").path("spatial").asInt()).as("fast spatial").isEqualTo(2);
+                        assertThat(maxWidth(fast)).as("fast frame width").isGreaterThan(640);
+                        assertThat(layer(meeting, "slow").path("spatial").asInt()).as("slow spatial").isZero();
+                        assertThat(maxWidth(slow)).as("slow frame width; SFU: %s; browser: %s", participant(meeting, "slow"), stats(slow))
+                                .isBetween(1, 320);
+                    });
+            long slowFrames = frames(slow);
+            await().atMost(Duration.ofSeconds(10)).until(() -> frames(slow) > slowFrames + 20);   // and it plays
+            int topWidth = maxWidth(fast);
+            JsonNode cc = participant(meeting, "slow").path("congestion_control");
+            System.out.printf("300 kbps: slow estimate %d bps, budget %d; fast width %d%n", cc.path("estimate_bps").asLong(),
+                    cc.path("budget_bps").asLong(), topWidth);
+
+            // 2. limit lifted: back on the top layer within 15 s, without going back and forth
+            int switchesBefore = layer(meeting, "slow").path("layer_switches").asInt();
+            link(meeting, "slow", 0, 20, 0);
+            long liftedAt = System.nanoTime();
+            StringBuilder timeline = new StringBuilder();
+            try {
+                await("slow back on the top layer").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250))
+                    .until(() -> {
+                        JsonNode p = participant(meeting, "slow");
+                        JsonNode c = p.path("congestion_control");
+                        timeline.append(String.format("%.1fs delay=%d loss=%d acked=%d usage=%s lossf=%.3f est=%d budget=%d desired=%d spatial=%d%n",
+                                (System.nanoTime() - liftedAt) / 1e9, c.path("delay_based_bps").asLong(), c.path("loss_based_bps").asLong(),
+                                c.path("acked_bps").asLong(), c.path("usage").asText(), c.path("loss_fraction").asDouble(),
+                                p.path("congestion_control").path("estimate_bps").asLong(),
+                                p.path("congestion_control").path("budget_bps").asLong(),
+                                p.path("congestion_control").path("desired_bps").asLong(),
+                                p.path("video_layers").path(0).path("spatial").asInt()));
+                        if (timeline.length() > 20_000) timeline.setLength(0);
+                        boolean top = p.path("video_layers").path(0).path("spatial").asInt() == 2;
+                        return top;
+                    });
+            } finally {
+                System.out.print("climb timeline:\n" + timeline);
+            }
+            double climbSeconds = (System.nanoTime() - liftedAt) / 1e9;
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(() -> assertThat(maxWidth(slow)).isEqualTo(topWidth));
+            int switchesClimb = layer(meeting, "slow").path("layer_switches").asInt() - switchesBefore;
+            System.out.printf("lifted: top layer after %.1f s, %d layer switches%n", climbSeconds, switchesClimb);
+            assertThat(switchesClimb).as("switches while climbing (0→1→2 at most)").isBetween(1, 2);
+            for (int i = 0; i < 10; i++) {
+                sleep(500);
+                JsonNode c = participant(meeting, "slow").path("congestion_control");
+                System.out.printf("after: delay=%d loss=%d acked=%d usage=%s est=%d budget=%d spatial=%d%n", c.path("delay_based_bps").asLong(),
+                        c.path("loss_based_bps").asLong(), c.path("acked_bps").asLong(), c.path("usage").asText(), c.path("estimate_bps").asLong(),
+                        c.path("budget_bps").asLong(), layer(meeting, "slow").path("spatial").asInt());
+            }
+            assertThat(layer(meeting, "slow").path("spatial").asInt()).as("still on the top layer").isEqualTo(2);
+            assertThat(layer(meeting, "slow").path("layer_switches").asInt() - switchesBefore).as("no oscillation").isEqualTo(switchesClimb);
+
+            // 3. 50 kbps: video pauses, audio keeps flowing without loss
+            link(meeting, "slow", 50, 20, 0);
+            await("slow's video paused").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(250))
+                    .until(() -> layer(meeting, "slow").path("paused").asBoolean());
+            sleep(3000);                                    // what was queued on the 50 kbps link drains
+            long v0 = frames(slow);
+            JsonNode a0 = audio(slow);
+            sleep(6000);
+            long v1 = frames(slow);
+            JsonNode a1 = audio(slow);
+            long packets = a1.path("packets").asLong() - a0.path("packets").asLong();
+            long lost = a1.path("lost").asLong() - a0.path("lost").asLong();
+            double samples = a1.path("samples").asDouble() - a0.path("samples").asDouble();
+            double concealed = a1.path("concealed").asDouble() - a0.path("concealed").asDouble();
+            System.out.printf("50 kbps: video frames +%d, audio packets +%d lost +%d, samples +%.0f concealed +%.0f%n",
+                    v1 - v0, packets, lost, samples, concealed);
+            assertThat(v1 - v0).as("video frames while paused").isLessThanOrEqualTo(2);
+            assertThat(packets).as("audio packets in 6 s (50/s sent)").isGreaterThan(150);
+            assertThat(lost).as("audio packets lost").isLessThanOrEqualTo(2);
+            assertThat(samples).as("audio samples").isGreaterThan(48_000 * 3.0);
+            assertThat(concealed / samples).as("concealed share").isLessThan(0.10);
+        } finally {
+            pub.close();
+            fast.close();
+            slow.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private record Peer(BrowserContext ctx, Page page) {
+        void close() { ctx.close(); }
+    }
+
+    /** A publisher (publish connection only, three-layer simulcast) or a subscriber (one audio + one video slot). */
+    private Peer join(String meeting, String pid, boolean publisher) {
+        renewed.computeIfAbsent(meeting, k -> ConcurrentHashMap.newKeySet()).add(pid);
+        BrowserContext ctx = chromium.newContext();
+        Page page = ctx.newPage();
+        page.navigate(web.url("/sfu.html"));
+        if (publisher) {
+            String offer = (String) page.evaluate("([s]) => publish('pub', s)", List.of(true));
+            JsonNode pub = createTransport(meeting, pid, "publish", offer);
+            page.evaluate("([sdp, tcp]) => answer('pub', sdp, tcp)", List.of(pub.get("sdp_answer").asText(), false));
+        } else {
+            String offer = (String) page.evaluate("([n]) => subscribe('sub', n)", List.of(1));
+            JsonNode sub = createTransport(meeting, pid, "subscribe", offer);
+            page.evaluate("([sdp, tcp]) => answer('sub', sdp, tcp)", List.of(sub.get("sdp_answer").asText(), false));
+        }
+        return new Peer(ctx, page);
+    }
+
+    private void link(String meeting, String pid, int kbps, int delayMs, double lossPercent) {
+        call("POST", "/internal/v1/test/link", json.createObjectNode().put("meeting_id", meeting).put("participant_id", pid)
+                .put("capacity_kbps", kbps).put("delay_ms", delayMs).put("loss_percent", lossPercent), 200);
+    }
+
+    private JsonNode participant(String meeting, String pid) {
+        for (JsonNode m : call("GET", "/internal/v1/state", null, 200).path("meetings")) {
+            if (!meeting.equals(m.path("meeting_id").asText())) continue;
+            for (JsonNode p : m.path("participants")) if (pid.equals(p.path("participant_id").asText())) return p;
+        }
+        return json.missingNode();
+    }
+
+    /** The subscriber's (single) video slot as the SFU forwards it: spatial, paused, layer_switches. */
+    private JsonNode layer(String meeting, String pid) {
+        return participant(meeting, pid).path("video_layers").path(0);
+    }
+
+    private JsonNode createTransport(String meeting, String pid, String kind, String offer) {
+        ObjectNode body = json.createObjectNode();
+        body.put("meeting_id", meeting).put("participant_id", pid).put("transport_generation", 1)
+                .put("controller_epoch", 7).put("kind", kind)
+                .put("connect_ticket", signer.issue(meeting, pid, 1, POD, "dk", Duration.ofSeconds(20)).token())
+                .put("sdp_offer", offer);
+        body.set("grant", grant(pid));
+        return call("POST", "/internal/v1/transports", body, 200);
+    }
+
+    private synchronized ObjectNode grant(String pid) {
+        ObjectNode g = json.createObjectNode();
+        g.put("participant_id", pid).put("version", version++).put("controller_epoch", 7).put("subscribe", true).put("ttl_ms", 3000);
+        g.putObject("publish").put("audio", true).put("video", true).put("screen", false);
+        return g;
+    }
+
+    private void renewGrants() {
+        for (Map.Entry<String, Set<String>> e : renewed.entrySet()) {
+            try {
+                ObjectNode body = json.createObjectNode().put("meeting_id", e.getKey()).put("controller_epoch", 7);
+                var arr = body.putArray("grants");
+                for (String pid : e.getValue()) arr.add(grant(pid));
+                call("PUT", "/internal/v1/grants", body, 200);
+            } catch (RuntimeException ex) { /* next round */ }
+        }
+    }
+
+    private JsonNode call(String method, String path, JsonNode body, int expect) {
+        try {
+            HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + sfu.internalPort() + path))
+                    .header("Authorization", "Bearer " + SECRET).header("Content-Type", "application/json")
+                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                            : HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build();
+            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isEqualTo(expect);
+            return r.body().isEmpty() ? json.nullNode() : json.readTree(r.body());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private JsonNode stats(Peer p) {
+        return json.valueToTree(p.page.evaluate("([n]) => stats(n)", List.of("sub")));
+    }
+
+    private long frames(Peer p) {
+        long n = 0;
+        for (JsonNode v : stats(p).path("video")) n += v.path("frames").asLong();
+        return n;
+    }
+
+    private int maxWidth(Peer p) {
+        int w = 0;
+        for (JsonNode v : stats(p).path("video")) w = Math.max(w, v.path("width").asInt());
+        return w;
+    }
+
+    /** Inbound audio of the subscribe connection: packets received and lost, samples received and concealed. */
+    private JsonNode audio(Peer p) {
+        return json.valueToTree(p.page.evaluate("""
+                async () => {
+                  const r = await window.pcs['sub'].getStats();
+                  let a = {packets: 0, lost: 0, samples: 0, concealed: 0};
+                  r.forEach(s => { if (s.type === 'inbound-rtp' && s.kind === 'audio') {
+                    a.packets += s.packetsReceived || 0; a.lost += s.packetsLost || 0;
+                    a.samples += s.totalSamplesReceived || 0; a.concealed += s.concealedSamples || 0; } });
+                  return a;
+                }"""));
+    }
+
+    private static void sleep(long ms) {
+        try { Thread.sleep(ms); } catch (InterruptedException e) { Thread.currentThread().interrupt(); throw new IllegalStateException(e); }
+    }
+}
