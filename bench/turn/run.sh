@@ -7,9 +7,13 @@
 #
 # Usage: bench/turn/run.sh [levels...]        (levels are per-session packet intervals in ms; default "20 10 5 2")
 # Env:   PROCS (uclient processes, default 4), SESSIONS (sessions per process, default 10), SECONDS_PER_LEVEL (5),
-#        MSG_BYTES (160), PARLEY_LOOPS (Parley event loops; unset: the pod's default), WARMUP_ROUNDS (3),
+#        MSG_BYTES (160), PARLEY_LOOPS (Parley event loops; unset: the pod's default), WARMUP_ROUNDS (4),
+#        WARMUP_SESSIONS (sessions per uclient in warm-up rounds, default 3x SESSIONS),
 #        PARLEY_JAVA_OPTS (JVM flags; default those of turn-pod/Dockerfile), KEEP=1 keeps the work directory (uclient
-#        outputs, server logs).
+#        outputs, server logs), BASELINE_JAR (an older turn-pod.jar, e.g. main's: measured as a third server "base" in
+#        the same run, to compare old and new Parley side by side; see README.md; BASELINE_JAVA_OPTS: its JVM flags,
+#        default PARLEY_JAVA_OPTS), THREAD_CPU=1 prints each server's
+#        CPU ticks per thread group (event loops, JIT, GC+VM, other) before and after every level, on stderr.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -25,7 +29,9 @@ PARLEY_JAVA_OPTS="${PARLEY_JAVA_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}"
 SECRET="bench-secret-$RANDOM$RANDOM"
 HZ="$(getconf CLK_TCK)"
 
-COTURN_PORT=35478; PARLEY_PORT=36478; PARLEY_INTERNAL=36479; PEER_PORT=35480
+COTURN_PORT=35478; PARLEY_PORT=36478; PARLEY_INTERNAL=36479; PEER_PORT=35480; BASE_PORT=37478; BASE_INTERNAL=37479
+BASELINE_JAR="${BASELINE_JAR:-}"
+[[ -z "$BASELINE_JAR" || -f "$BASELINE_JAR" ]] || { echo "BASELINE_JAR $BASELINE_JAR not found" >&2; exit 1; }
 
 for bin in turnserver turnutils_uclient turnutils_peer; do
   command -v "$bin" >/dev/null || { echo "missing $bin (apt-get install coturn)" >&2; exit 1; }
@@ -51,20 +57,49 @@ turnserver -n --listening-ip=127.0.0.1 --relay-ip=127.0.0.1 --listening-port=$CO
   --log-file=stdout --simple-log --no-software-attribute >"$WORK/coturn.log" 2>&1 &
 COTURN_PID=$!; PIDS+=("$COTURN_PID")
 
-env PARLEY_BIND_ADDRESS=127.0.0.1 PARLEY_TURN_PORT=$PARLEY_PORT PARLEY_TURN_SECRETS="$SECRET" PARLEY_TURN_REALM=parley \
-  PARLEY_TURN_RELAY_PORTS=43000-44999 PARLEY_TURN_ALLOWED_PEERS=127.0.0.1/32 PARLEY_INTERNAL_PORT=$PARLEY_INTERNAL \
-  ${PARLEY_LOOPS:+PARLEY_TURN_EVENT_LOOPS=$PARLEY_LOOPS} PARLEY_TURN_MAX_ALLOCATIONS_PER_USER=100000 \
-  PARLEY_TURN_MAX_BPS_PER_ALLOCATION=1000000000 \
-  "$JAVA" $PARLEY_JAVA_OPTS -jar "$JAR" >"$WORK/parley.log" 2>&1 &
+# start_parley JAR PORT INTERNAL_PORT RELAY_PORTS LOG [JAVA_OPTS]
+start_parley() {
+  env PARLEY_BIND_ADDRESS=127.0.0.1 PARLEY_TURN_PORT=$2 PARLEY_TURN_SECRETS="$SECRET" PARLEY_TURN_REALM=parley \
+    PARLEY_TURN_RELAY_PORTS=$4 PARLEY_TURN_ALLOWED_PEERS=127.0.0.1/32 PARLEY_INTERNAL_PORT=$3 \
+    ${PARLEY_LOOPS:+PARLEY_TURN_EVENT_LOOPS=$PARLEY_LOOPS} PARLEY_TURN_MAX_ALLOCATIONS_PER_USER=100000 \
+    PARLEY_TURN_MAX_BPS_PER_ALLOCATION=1000000000 \
+    "$JAVA" ${6:-$PARLEY_JAVA_OPTS} -jar "$1" >"$5" 2>&1 &
+}
+start_parley "$JAR" $PARLEY_PORT $PARLEY_INTERNAL 43000-44999 "$WORK/parley.log"
 PARLEY_PID=$!; PIDS+=("$PARLEY_PID")
+SERVERS=(coturn parley)
+if [[ -n "$BASELINE_JAR" ]]; then
+  start_parley "$BASELINE_JAR" $BASE_PORT $BASE_INTERNAL 45000-46999 "$WORK/base.log" "${BASELINE_JAVA_OPTS:-$PARLEY_JAVA_OPTS}"
+  BASE_PID=$!; PIDS+=("$BASE_PID")
+  SERVERS=(coturn base parley)
+fi
 
 turnutils_peer -L 127.0.0.1 -p $PEER_PORT >"$WORK/peer.log" 2>&1 &
 PIDS+=("$!")
+disown "${PIDS[@]}"   # servers are killed by cleanup; no "Killed" job notices, and no bare wait may wait for them
 sleep 3
 kill -0 "$COTURN_PID" || { cat "$WORK/coturn.log"; exit 1; }
 kill -0 "$PARLEY_PID" || { cat "$WORK/parley.log"; exit 1; }
+[[ -z "$BASELINE_JAR" ]] || kill -0 "$BASE_PID" || { cat "$WORK/base.log"; exit 1; }
+echo "pids: coturn $COTURN_PID parley $PARLEY_PID${BASELINE_JAR:+ base $BASE_PID}"
+
+# server_level NAME INTERVAL_MS: run_level for one of SERVERS
+server_level() {
+  case $1 in
+    coturn) run_level coturn "$COTURN_PID" $COTURN_PORT "$2" ;;
+    parley) run_level parley "$PARLEY_PID" $PARLEY_PORT "$2" ;;
+    base) run_level base "$BASE_PID" $BASE_PORT "$2" ;;
+  esac
+}
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# thread_ticks PID: "group ticks" per thread group (event loops, JIT compilers, GC, other), for THREAD_CPU=1
+thread_ticks() {
+  for t in /proc/"$1"/task/*; do
+    printf '%s %s\n' "$(tr ' ' _ < "$t/comm")" "$(awk '{print $14 + $15}' "$t/stat" 2>/dev/null || echo 0)"
+  done | awk '{ g = ($1 ~ /IoEv|EventLoop|epoll/) ? "loops" : ($1 ~ /^C[12]_Comp/) ? "jit" : ($1 ~ /GC|G1|VM_Thread/) ? "gc+vm" : "other"; t[g] += $2 }
+              END { for (g in t) printf "%s=%d ", g, t[g] }'
+}
 
 # run_level NAME PID PORT INTERVAL_MS -> prints "relayed_pps cpu_s_per_M loss_pct rtt_ms offered_pps"
 run_level() {
@@ -72,6 +107,7 @@ run_level() {
   local n=$(( SECONDS_PER_LEVEL * 1000 / z ))
   local before after t0 t1
   before=$(cpu_ticks "$pid"); t0=$(date +%s.%N)
+  [[ "${THREAD_CPU:-0}" != 1 ]] || echo "$name z=$z threads before: $(thread_ticks "$pid")" >&2
   local outs=() clients=()
   for i in $(seq 1 "$PROCS"); do
     local out="$WORK/$name-z$z-$i.out"; outs+=("$out")
@@ -81,6 +117,7 @@ run_level() {
   done
   wait "${clients[@]}" || true
   t1=$(date +%s.%N); after=$(cpu_ticks "$pid")
+  [[ "${THREAD_CPU:-0}" != 1 ]] || echo "$name z=$z threads after:  $(thread_ticks "$pid")" >&2
   awk -v hz="$HZ" -v ticks=$((after - before)) -v t0="$t0" -v t1="$t1" -v offered=$(( PROCS * SESSIONS * 1000 / z )) '
     /tot_send_msgs=[0-9]+, tot_recv_msgs=/ { split($0, a, /tot_send_msgs=|, tot_recv_msgs=/); s[FILENAME]=a[2]+0; r[FILENAME]=a[3]+0 }
     /Total lost packets/ { match($0, /Total lost packets [0-9]+/); l[FILENAME]=substr($0, RSTART+19, RLENGTH-19)+0 }
@@ -92,19 +129,23 @@ run_level() {
     }' "${outs[@]}"
 }
 
-# A JVM compiles its hot paths during the first ~100k packets; a relay runs for days, so measure it warm.
-# coturn gets the same load so both have touched their allocation paths.
-echo "warm-up: ${WARMUP_ROUNDS:=3} rounds at z=5ms per server"
+# A JVM compiles its hot paths during the first ~100k packets, and its allocation paths (auth, relay socket set-up
+# and close) over the first few hundred allocations; a relay runs for days, so measure it warm. coturn gets the same
+# load so both have touched their allocation paths. Warm-up is not measured, so all servers are warmed at once.
+# Warm-up rounds use WARMUP_SESSIONS per process (default 3x SESSIONS) at z=10ms: more allocations, so the JIT has
+# compiled the allocation paths too before measuring.
+echo "warm-up: ${WARMUP_ROUNDS:=4} rounds at z=10ms with ${WARMUP_SESSIONS:=$((3 * SESSIONS))} sessions per uclient, all servers at once"
 for _ in $(seq 1 "$WARMUP_ROUNDS"); do
-  _r=$(run_level parley "$PARLEY_PID" $PARLEY_PORT 5)
-  _r=$(run_level coturn "$COTURN_PID" $COTURN_PORT 5)
+  warm=()
+  for srv in "${SERVERS[@]}"; do SESSIONS=$WARMUP_SESSIONS server_level "$srv" 10 >/dev/null 2>&1 & warm+=("$!"); done
+  wait "${warm[@]}"   # not a bare wait: the servers are background jobs too
 done
 
 RESULTS="$WORK/results.txt"
 printf "%-9s %-7s %10s %12s %14s %8s %8s\n" level server offered_pps relayed_pps cpu_s_per_M loss_% rtt_ms | tee "$RESULTS"
 for z in "${LEVELS[@]}"; do
-  for srv in coturn parley; do
-    if [[ $srv == coturn ]]; then r=$(run_level coturn "$COTURN_PID" $COTURN_PORT "$z"); else r=$(run_level parley "$PARLEY_PID" $PARLEY_PORT "$z"); fi
+  for srv in "${SERVERS[@]}"; do
+    r=$(server_level "$srv" "$z")
     read -r pps cpu loss rtt offered sent recvd <<< "$r"
     printf "%-9s %-7s %10s %12s %14s %8s %8s\n" "z=${z}ms" "$srv" "$offered" "$pps" "$cpu" "$loss" "$rtt" | tee -a "$RESULTS"
   done
@@ -113,9 +154,13 @@ done
 echo
 echo "Parley/coturn ratios per level (packets per CPU-second: >1 means Parley is cheaper; loss and RTT: lower is better)"
 awk '
-  { key=$1; if ($2=="coturn") { c[key]=$5; cl[key]=$6; cr[key]=$7; order[++n]=key } else if ($2=="parley") { p[key]=$5; pl[key]=$6; pr[key]=$7 } }
-  END { printf "%-9s %22s %12s %12s %12s %12s\n", "level", "pkts_per_cpu_s_ratio", "coturn_loss", "parley_loss", "coturn_rtt", "parley_rtt";
-        for (i=1;i<=n;i++) { k=order[i]; printf "%-9s %22.2f %12s %12s %12s %12s\n", k, (p[k]>0 ? c[k]/p[k] : 0), cl[k], pl[k], cr[k], pr[k] } }
+  { key=$1; if ($2=="coturn") { c[key]=$5; cl[key]=$6; cr[key]=$7; order[++n]=key } else if ($2=="parley") { p[key]=$5; pl[key]=$6; pr[key]=$7 }
+    else if ($2=="base") { b[key]=$5; hasb=1 } }
+  END { printf "%-9s %22s %12s %12s %12s %12s", "level", "pkts_per_cpu_s_ratio", "coturn_loss", "parley_loss", "coturn_rtt", "parley_rtt";
+        if (hasb) printf " %16s", "base_ratio"; printf "\n";
+        for (i=1;i<=n;i++) { k=order[i]; printf "%-9s %22.2f %12s %12s %12s %12s", k, (p[k]>0 ? c[k]/p[k] : 0), cl[k], pl[k], cr[k], pr[k];
+                             if (hasb) printf " %16.2f", (b[k]>0 ? c[k]/b[k] : 0); printf "\n" } }
 ' <(tail -n +2 "$RESULTS")
+[[ -z "$BASELINE_JAR" ]] || echo "base_ratio: the same ratio for BASELINE_JAR ($BASELINE_JAR), measured in this run"
 echo
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); coturn $(turnserver --version 2>&1 | head -1); $("$JAVA" -version 2>&1 | head -1)"

@@ -120,15 +120,15 @@ public final class ControllerLoadBenchmark {
                 System.out.println("controller up (log " + log + "); warm-up " + warmup + " s, then " + seconds
                         + " s with " + workers + " workers, " + attendees + " attendees per meeting");
                 run(base, warmup, workers, attendees, false);
-                Duration cpu0 = controller.toHandle().info().totalCpuDuration().orElse(Duration.ZERO);
+                CpuSnapshot cpu0 = CpuSnapshot.take(controller.toHandle(), pg.getPort());
+                long xact0 = transactions(pg, db);
                 long joins = run(base, seconds, workers, attendees, true);
-                Duration cpu = controller.toHandle().info().totalCpuDuration().orElse(Duration.ZERO)
-                        .minus(cpu0);
+                CpuSnapshot cpu = CpuSnapshot.take(controller.toHandle(), pg.getPort()).minus(cpu0);
+                long xacts = transactions(pg, db) - xact0;
                 // CPU the controller JVM itself spent (PostgreSQL, etcd and the load generator excluded)
-                System.out.printf("controller CPU: %.1f s for %d joins = %.2f ms CPU per join (incl. its share of"
-                        + " meeting create/host join/revoke) -> ~%.0f joins/s per fully available core%n",
-                        cpu.toMillis() / 1000.0, joins, joins == 0 ? 0 : cpu.toMillis() / (double) joins,
-                        cpu.toMillis() == 0 ? 0 : joins * 1000.0 / cpu.toMillis());
+                System.out.print(cpu.report(joins));
+                System.out.printf("PostgreSQL transactions (commits incl. autocommit statements): %.1f per join%n",
+                        joins == 0 ? 0 : xacts / (double) joins);
                 System.out.println(enforcementLag(base));
             } finally {
                 controller.destroy();
@@ -136,6 +136,14 @@ public final class ControllerLoadBenchmark {
             }
         }
         System.exit(0);
+    }
+
+    /** Committed transactions of the bench database so far (autocommit statements count as one each). */
+    static long transactions(EmbeddedPostgres pg, String db) throws Exception {
+        try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SELECT xact_commit FROM pg_stat_database WHERE datname = '" + db + "'")) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
     }
 
     /** A private embedded server with test-support's settings except durability (fsync etc. on). */

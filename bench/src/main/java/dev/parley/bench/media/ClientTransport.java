@@ -28,6 +28,16 @@ final class ClientTransport implements AutoCloseable {
     interface MediaSink { void onSrtp(ClientTransport t, byte[] b, int len, long now); }
 
     static final DtlsCertificate CERT = DtlsCertificate.generate();
+    /**
+     * SRTP profiles offered in use_srtp ({@code -Dbench.srtp}): {@code both} (default) offers AES-GCM and AES-CM +
+     * HMAC-SHA1 as Chromium does, so the SFU's preference decides; {@code hmac} offers only AES-CM + HMAC-SHA1
+     * (the figures recorded before the SFU preferred GCM); {@code gcm} only AES-GCM.
+     */
+    static final List<SrtpProfile> OFFERED_PROFILES = switch (System.getProperty("bench.srtp", "both")) {
+        case "hmac" -> List.of(SrtpProfile.AES128_CM_HMAC_SHA1_80);
+        case "gcm" -> List.of(SrtpProfile.AEAD_AES_128_GCM);
+        default -> List.of(SrtpProfile.AEAD_AES_128_GCM, SrtpProfile.AES128_CM_HMAC_SHA1_80);
+    };
     private static final SecureRandom RANDOM = new SecureRandom();
     final IceCredentials local = IceCredentials.random();
     private final DatagramChannel ch;
@@ -72,7 +82,7 @@ final class ClientTransport implements AutoCloseable {
             check();
             try { Thread.sleep(50); } catch (InterruptedException e) { Thread.currentThread().interrupt(); return; }
         }
-        DtlsEndpoint dtls = new DtlsEndpoint(false, CERT, fp, List.of(SrtpProfile.AES128_CM_HMAC_SHA1_80), dtlsQueue);
+        DtlsEndpoint dtls = new DtlsEndpoint(false, CERT, fp, OFFERED_PROFILES, dtlsQueue);
         DtlsSrtpKeys keys = dtls.handshake();
         tx = keys.outbound();
         rx = keys.inbound();

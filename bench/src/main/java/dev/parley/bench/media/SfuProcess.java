@@ -54,6 +54,32 @@ final class SfuProcess implements AutoCloseable {
         return new double[]{Long.parseLong(f[11]) / 100.0, Long.parseLong(f[12]) / 100.0};
     }
 
+    /**
+     * CPU seconds (utime + stime) per thread name of the SFU process, from /proc/&lt;pid&gt;/task/*: shows which part of
+     * the process (media event loop, JIT compilers, GC, internal API) the measured CPU went to. Threads of the same
+     * name (GC workers, compiler threads) are summed. Values: {user, system}.
+     */
+    Map<String, double[]> threadCpuSeconds() {
+        Map<String, double[]> r = new java.util.TreeMap<>();
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + process.pid() + "/task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                try {
+                    String stat = Files.readString(t.resolve("stat"));
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+$", "#");
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    double[] us = r.computeIfAbsent(name, k -> new double[2]);
+                    us[0] += Long.parseLong(f[11]) / 100.0;
+                    us[1] += Long.parseLong(f[12]) / 100.0;
+                } catch (IOException | RuntimeException gone) {
+                    // the thread ended between listing and reading
+                }
+            }
+        } catch (IOException e) {
+            return r;
+        }
+        return r;
+    }
+
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();

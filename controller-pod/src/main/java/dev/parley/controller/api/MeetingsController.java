@@ -132,9 +132,9 @@ public class MeetingsController {
             String k = JsonBody.idempotencyKey(key);
             ObjectNode req = JsonBody.object(body);
             return owner.run(request, body, caller, m, epoch -> {
-                ObjectNode out = transports.reserve(caller, m, p, epoch, k, req);
-                grants.afterTransport(m);
-                return Responses.json(200, out);
+                TransportService.Reservation out = transports.reserve(caller, m, p, epoch, k, req);
+                grants.afterTransport(m, out.row());
+                return Responses.json(200, out.answer());
             });
         });
     }

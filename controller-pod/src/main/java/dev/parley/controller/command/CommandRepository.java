@@ -16,10 +16,6 @@ import java.util.UUID;
 @JdbcRepository(dialect = Dialect.POSTGRES)
 public interface CommandRepository extends GenericRepository<CommandRecord, UUID> {
 
-    /** The earlier command with this Idempotency-Key of this principal (for replays). */
-    Optional<CommandRecord> findByMeetingIdAndPrincipalIdAndIdempotencyKey(UUID meetingId, UUID principalId,
-                                                                         String idempotencyKey);
-
     Optional<CommandRecord> findByMeetingIdAndCommandId(UUID meetingId, UUID commandId);
 
     /** Inserts a new command (created_at comes from the column default). */

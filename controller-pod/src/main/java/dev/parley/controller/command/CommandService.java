@@ -8,6 +8,7 @@ import dev.parley.controller.auth.Caller;
 import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.control.ControlLog;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.db.Pipeline;
 import dev.parley.controller.meeting.MeetingRow;
 import dev.parley.controller.meeting.MeetingService;
 import dev.parley.controller.outbox.Outbox;
@@ -38,6 +39,12 @@ public class CommandService {
             "revoke_audio_publish", "mute_all", "request_unmute", "set_role", "transfer_host", "lock_meeting",
             "end_meeting", "start_recording", "stop_recording");
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Commands on one participant ({@code participant_id}): its row is fetched with the meeting lock. */
+    private static final Set<String> TARGETED = Set.of("admit", "deny", "remove_participant", "set_publish",
+            "revoke_audio_publish", "request_unmute", "set_role", "transfer_host");
+    /** This key's stored command (parameters: meeting id, principal id, key). */
+    private static final String STORED = "SELECT command_id, request_hash, command_type, response::text FROM commands "
+            + "WHERE meeting_id = ? AND principal_id = ? AND idempotency_key = ?";
 
     private final Db db;
     private final ControlLog log;
@@ -57,7 +64,7 @@ public class CommandService {
      * whether enforcement must be tracked until applied.
      */
     public record Committed(UUID commandId, ObjectNode answer, List<ControlEvent> events, Map<UUID, Long> grantTargets,
-                            boolean pending, boolean endsMeeting, boolean replay) {
+                            List<ParticipantRow> changed, boolean pending, boolean endsMeeting, boolean replay) {
     }
 
     public Committed execute(Caller caller, UUID meetingId, long epoch, String key, ObjectNode body) {
@@ -67,14 +74,55 @@ public class CommandService {
                     .with("known_types", TYPES.stream().sorted().toList());
         }
         String hash = JsonBody.hash(body);
+        UUID prefetch = TARGETED.contains(type) ? quietUuid(body.get("participant_id")) : null;
         return db.tx(c -> {
-            MeetingRow m = MeetingService.lockForOwner(c, meetingId, epoch, caller);
-            Committed replay = replay(meetingId, caller, key, hash);
+            // meeting lock, then this key's stored command, the caller's active rows and (for commands on one
+            // participant) the locked target: statements in this order as before, sent in ONE round trip
+            MeetingRow m;
+            CommandRecord stored;
+            List<ParticipantRow> own = new ArrayList<>();
+            ParticipantRow prefetched = null;
+            List<String> sql = new ArrayList<>(List.of(MeetingRow.SELECT_FOR_UPDATE, STORED, ParticipantRow.SELECT_ACTIVE_OF));
+            if (prefetch != null) {
+                sql.add(ParticipantRow.SELECT_ONE_FOR_UPDATE);
+            }
+            try (Pipeline q = Pipeline.prepare(c, sql.toArray(String[]::new))) {
+                PreparedStatement ps = q.params();
+                ps.setObject(1, meetingId);
+                ps.setObject(2, meetingId);
+                ps.setObject(3, caller.principalId());
+                ps.setString(4, key);
+                ps.setObject(5, meetingId);
+                ps.setObject(6, caller.principalId());
+                if (prefetch != null) {
+                    ps.setObject(7, meetingId);
+                    ps.setObject(8, prefetch);
+                }
+                q.execute();
+                m = MeetingService.requireOwner(MeetingRow.read(q.next()), meetingId, epoch, caller);
+                try (ResultSet rs = q.next()) {
+                    stored = rs.next() ? new CommandRecord(rs.getObject(1, UUID.class), meetingId, caller.principalId(),
+                            key, rs.getString(2), rs.getString(3), null, null, null, rs.getString(4), epoch, null, null)
+                            : null;
+                }
+                try (ResultSet rs = q.next()) {
+                    while (rs.next()) {
+                        own.add(ParticipantRow.read(rs));
+                    }
+                }
+                if (prefetch != null) {
+                    try (ResultSet rs = q.next()) {
+                        prefetched = rs.next() ? ParticipantRow.read(rs) : null;
+                    }
+                }
+            }
+            Committed replay = replay(stored, hash);
             if (replay != null) {
                 return replay;
             }
-            ParticipantRow actor = moderator(c, m, caller);
-            Ctx x = new Ctx(c, m, epoch, actor, body, new ArrayList<>(), new HashMap<>(), new HashMap<>());
+            ParticipantRow actor = moderator(own);
+            Ctx x = new Ctx(c, m, epoch, actor, body, new ArrayList<>(), new HashMap<>(), new HashMap<>(), prefetch,
+                    prefetched, new ArrayList<>());
             UUID commandId = UUID.randomUUID();
             ObjectNode answer = JsonBody.obj();
             boolean endsMeeting = false;
@@ -108,6 +156,7 @@ public class CommandService {
             answer.put("state", "committed");
             answer.put("media_enforcement", pending ? "pending" : "not_required");
             if (endsMeeting && !pending) {
+                x.flush(log);
                 finishEnd(c, meetingId, epoch, x.events);
             }
             UUID target = body.hasNonNull("participant_id") ? JsonBody.uuid(body, "participant_id", false) : null;
@@ -123,21 +172,27 @@ public class CommandService {
             // webhook payloads are nested (no clash): they keep the old "type" field for existing consumers
             ObjectNode webhook = cmdEvent.deepCopy();
             webhook.put("type", type);
-            x.events.add(log.append(c, meetingId, epoch, "command_committed", cmdEvent, null,
+            x.deferred.add(new ControlLog.Entry("command_committed", cmdEvent, null,
                     new Outbox.Event(Math.max(1, m.version()), "command." + type, commandId.toString(), webhook)));
+            x.flush(log); // this command's events in one round trip
             repository.insertCommitted(commandId, meetingId, caller.principalId(), key, hash, type, target,
                     pending ? "pending" : "not_required", answer.toString(), epoch);
-            return new Committed(commandId, answer, x.events, x.targets, pending, endsMeeting, false);
+            return new Committed(commandId, answer, x.events, x.targets, List.copyOf(x.updated.values()), pending,
+                    endsMeeting, false);
         });
     }
 
     private record Ctx(Connection c, MeetingRow m, long epoch, ParticipantRow actor, ObjectNode body,
-                       List<ControlEvent> events, Map<UUID, Long> targets, Map<UUID, ParticipantRow> updated) {
+                       List<ControlEvent> events, Map<UUID, Long> targets, Map<UUID, ParticipantRow> updated,
+                       UUID prefetchedId, ParticipantRow prefetched, List<ControlLog.Entry> deferred) {
+        /** Appends the events deferred so far (one round trip for all of them). */
+        void flush(ControlLog log) throws SQLException {
+            events.addAll(log.appendAll(c, m.meetingId(), epoch, deferred));
+            deferred.clear();
+        }
     }
 
-    private Committed replay(UUID meetingId, Caller caller, String key, String hash) throws SQLException {
-        CommandRecord r = repository.findByMeetingIdAndPrincipalIdAndIdempotencyKey(meetingId, caller.principalId(), key)
-                .orElse(null);
+    private static Committed replay(CommandRecord r, String hash) throws SQLException {
         if (r == null) {
             return null;
         }
@@ -146,19 +201,31 @@ public class CommandService {
         }
         try {
             ObjectNode stored = (ObjectNode) JSON.readTree(r.response());
-            return new Committed(r.commandId(), stored, List.of(), Map.of(), false, false, true);
+            return new Committed(r.commandId(), stored, List.of(), Map.of(), List.of(), false, false, true);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new SQLException(e);
         }
     }
 
-    private static ParticipantRow moderator(Connection c, MeetingRow m, Caller caller) throws SQLException {
-        for (ParticipantRow p : ParticipantRow.activeOf(c, m.meetingId(), caller.principalId())) {
+    private static ParticipantRow moderator(List<ParticipantRow> own) {
+        for (ParticipantRow p : own) {
             if (p.isModerator()) {
                 return p;
             }
         }
         throw ApiException.forbidden("not_a_moderator", "only the host or a cohost may run meeting commands");
+    }
+
+    /** A well-formed participant_id to prefetch, or null (a malformed one is rejected later, in order). */
+    private static UUID quietUuid(com.fasterxml.jackson.databind.JsonNode n) {
+        if (n == null || !n.isTextual()) {
+            return null;
+        }
+        try {
+            return UUID.fromString(n.asText());
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     private static void requireHost(Ctx x) {
@@ -177,7 +244,15 @@ public class CommandService {
     private static ParticipantRow target(Ctx x) throws SQLException {
         UUID pid = JsonBody.uuid(x.body, "participant_id", true);
         Long expected = JsonBody.nonNegativeLong(x.body, "expected_participant_version", false);
-        ParticipantRow p = ParticipantRow.require(x.c, x.m.meetingId(), pid, true);
+        ParticipantRow p;
+        if (pid.equals(x.prefetchedId)) {
+            if (x.prefetched == null) {
+                throw ApiException.notFound("participant_not_found", "no such participant in this meeting");
+            }
+            p = x.prefetched; // read (and locked) right after the meeting lock, in the same round trip
+        } else {
+            p = ParticipantRow.require(x.c, x.m.meetingId(), pid, true);
+        }
         if (expected != null && expected != p.version()) {
             throw ApiException.conflict("version_conflict", "participant version is " + p.version())
                     .with("current_version", p.version());
@@ -208,7 +283,7 @@ public class CommandService {
         if (extra != null) {
             ev.setAll(extra);
         }
-        x.events.add(log.append(x.c, x.m.meetingId(), x.epoch, type, ev, null,
+        x.deferred.add(new ControlLog.Entry(type, ev, null,
                 new Outbox.Event(now.version(), "participant." + type, pid + ":" + now.version(), ev)));
     }
 
@@ -333,7 +408,7 @@ public class CommandService {
         ObjectNode ev = JsonBody.obj();
         ev.put("allow_self_unmute", allowSelf);
         // clients mute their microphones; with allow_self_unmute the permission stays and users may unmute
-        x.events.add(log.append(x.c, x.m.meetingId(), x.epoch, "mute_all", ev, null));
+        x.deferred.add(new ControlLog.Entry("mute_all", ev, null, null));
         for (UUID pid : List.copyOf(x.targets.keySet())) {
             emitParticipant(x, "permission_changed", pid, null);
         }
@@ -352,7 +427,7 @@ public class CommandService {
         ev.put("participant_id", p.participantId().toString());
         ev.put("participant_version", v);
         ev.put("note", "the client asks the user; it never unmutes on its own");
-        x.events.add(log.append(x.c, x.m.meetingId(), x.epoch, "unmute_requested", ev, p.participantId()));
+        x.deferred.add(new ControlLog.Entry("unmute_requested", ev, p.participantId(), null));
         emitParticipant(x, "permission_changed", p.participantId(), null);
     }
 
@@ -409,7 +484,7 @@ public class CommandService {
         }
         ObjectNode ev = JsonBody.obj();
         ev.put("locked", l);
-        x.events.add(log.append(x.c, x.m.meetingId(), x.epoch, "meeting_locked", ev, null));
+        x.deferred.add(new ControlLog.Entry("meeting_locked", ev, null, null));
     }
 
     /** ending now; ended once media enforcement is done (or at once when nobody had media). */
@@ -436,7 +511,7 @@ public class CommandService {
             ps.setObject(1, x.m.meetingId());
             ps.executeUpdate();
         }
-        x.events.add(log.append(x.c, x.m.meetingId(), x.epoch, "meeting_ending", JsonBody.obj(), null));
+        x.deferred.add(new ControlLog.Entry("meeting_ending", JsonBody.obj(), null, null));
         outbox.add(x.c, x.m.meetingId(), x.m.version() + 1, "meeting.ending", x.m.meetingId().toString(), JsonBody.obj());
     }
 
@@ -477,7 +552,7 @@ public class CommandService {
         ObjectNode ev = JsonBody.obj();
         ev.put("recording_job_id", job.toString());
         ev.put("state", "requested");
-        x.events.add(log.append(x.c, x.m.meetingId(), x.epoch, "recording_state", ev, null));
+        x.deferred.add(new ControlLog.Entry("recording_state", ev, null, null));
         outbox.add(x.c, x.m.meetingId(), 1, "recording.requested", job.toString(), ev);
     }
 
@@ -494,7 +569,7 @@ public class CommandService {
                 ObjectNode ev = JsonBody.obj();
                 ev.put("recording_job_id", job.toString());
                 ev.put("stop_requested", true);
-                x.events.add(log.append(x.c, x.m.meetingId(), x.epoch, "recording_state", ev, null));
+                x.deferred.add(new ControlLog.Entry("recording_state", ev, null, null));
                 outbox.add(x.c, x.m.meetingId(), 1, "recording.stop_requested", job.toString(), ev);
             }
         }

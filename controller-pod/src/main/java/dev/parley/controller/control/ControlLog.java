@@ -3,6 +3,7 @@ package dev.parley.controller.control;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.api.ApiException;
+import dev.parley.controller.db.Pipeline;
 import dev.parley.controller.outbox.Outbox;
 import jakarta.inject.Singleton;
 
@@ -36,40 +37,75 @@ public class ControlLog {
      */
     public ControlEvent append(Connection c, UUID meetingId, long epoch, String type, ObjectNode payload,
                                UUID audience, Outbox.Event outbox) throws SQLException {
-        long seq;
-        UUID id = UUID.randomUUID();
-        String sql = "WITH s AS (UPDATE meetings SET control_seq = control_seq + 1 WHERE meeting_id = ? "
+        return appendAll(c, meetingId, epoch, List.of(new Entry(type, payload, audience, outbox))).get(0);
+    }
+
+    /** An event to append (with its outbox row, or null). */
+    public record Entry(String type, ObjectNode payload, UUID audience, Outbox.Event outbox) {
+    }
+
+    /**
+     * Appends events in order, each in its own epoch-fenced statement, all sent in ONE round trip
+     * ({@link Pipeline}); the sequence is advanced once per event, in the order given.
+     */
+    public List<ControlEvent> appendAll(Connection c, UUID meetingId, long epoch, List<Entry> entries) throws SQLException {
+        if (entries.isEmpty()) {
+            return List.of();
+        }
+        String[] sql = new String[entries.size()];
+        for (int n = 0; n < sql.length; n++) {
+            sql[n] = appendSql(entries.get(n).outbox() != null);
+        }
+        List<UUID> ids = new ArrayList<>();
+        List<ControlEvent> out = new ArrayList<>();
+        try (Pipeline q = Pipeline.prepare(c, sql)) {
+            PreparedStatement ps = q.params();
+            int i = 1;
+            for (Entry e : entries) {
+                UUID id = UUID.randomUUID();
+                ids.add(id);
+                ps.setObject(i, meetingId);
+                ps.setLong(i + 1, epoch);
+                i = e.outbox() == null ? i + 2 : Outbox.bind(ps, i + 2, meetingId, e.outbox());
+                ps.setObject(i, meetingId);
+                ps.setLong(i + 1, epoch);
+                ps.setObject(i + 2, id);
+                ps.setString(i + 3, e.type());
+                ps.setString(i + 4, e.payload().toString());
+                ps.setObject(i + 5, e.audience());
+                i += 6;
+            }
+            q.execute();
+            for (int n = 0; n < sql.length; n++) {
+                Entry e = entries.get(n);
+                try (ResultSet rs = q.next()) {
+                    if (!rs.next()) {
+                        throw ApiException.unavailable("owner_changed", "controller epoch superseded; retry");
+                    }
+                    out.add(new ControlEvent(meetingId, epoch, rs.getLong(1), ids.get(n), e.type(), e.payload(), e.audience()));
+                }
+            }
+        }
+        for (ControlEvent e : out) {
+            if (e.seq() % 200 == 0) {
+                try (PreparedStatement ps = c.prepareStatement(
+                        "DELETE FROM control_events WHERE meeting_id = ? AND (controller_epoch < ? OR seq <= ?)")) {
+                    ps.setObject(1, meetingId);
+                    ps.setLong(2, epoch);
+                    ps.setLong(3, e.seq() - RETENTION);
+                    ps.executeUpdate();
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String appendSql(boolean withOutbox) {
+        return "WITH s AS (UPDATE meetings SET control_seq = control_seq + 1 WHERE meeting_id = ? "
                 + "AND controller_epoch = ? RETURNING control_seq) "
-                + (outbox == null ? "" : ", o AS (" + Outbox.insertFrom("s") + ") ")
+                + (withOutbox ? ", o AS (" + Outbox.insertFrom("s") + ") " : "")
                 + "INSERT INTO control_events (meeting_id, controller_epoch, seq, event_id, event_type, payload, "
                 + "audience_participant_id) SELECT ?, ?, s.control_seq, ?, ?, ?::jsonb, ? FROM s RETURNING seq";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setObject(1, meetingId);
-            ps.setLong(2, epoch);
-            int i = outbox == null ? 3 : Outbox.bind(ps, 3, meetingId, outbox);
-            ps.setObject(i, meetingId);
-            ps.setLong(i + 1, epoch);
-            ps.setObject(i + 2, id);
-            ps.setString(i + 3, type);
-            ps.setString(i + 4, payload.toString());
-            ps.setObject(i + 5, audience);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw ApiException.unavailable("owner_changed", "controller epoch superseded; retry");
-                }
-                seq = rs.getLong(1);
-            }
-        }
-        if (seq % 200 == 0) {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "DELETE FROM control_events WHERE meeting_id = ? AND (controller_epoch < ? OR seq <= ?)")) {
-                ps.setObject(1, meetingId);
-                ps.setLong(2, epoch);
-                ps.setLong(3, seq - RETENTION);
-                ps.executeUpdate();
-            }
-        }
-        return new ControlEvent(meetingId, epoch, seq, id, type, payload, audience);
     }
 
     /**

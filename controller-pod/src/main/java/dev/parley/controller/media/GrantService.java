@@ -5,6 +5,7 @@ import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.db.Db;
 import dev.parley.controller.ownership.Ownership;
+import dev.parley.controller.participant.ParticipantRow;
 import dev.parley.controller.signaling.SessionHub;
 import dev.parley.platform.etcd.ProcessLease;
 import dev.parley.platform.etcd.SfuEntry;
@@ -125,27 +126,42 @@ public final class GrantService {
     private void acquired(UUID meetingId, long epoch) {
         MeetingGrants g = new MeetingGrants(epoch);
         meetings.put(meetingId, g);
-        reload(meetingId);
-        // commands the previous owner left pending: the old owner's grants expire within ttl + timeout
-        db.tx(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT command_id, participant_id, command_type FROM commands "
+        // ONE autocommit statement (a new meeting has neither rows nor commands, and this runs on the first
+        // request of every meeting): the participants with a transport, then the commands the previous owner
+        // left pending (command_id set), whose old grants expire within ttl + timeout
+        List<UUID> pendingIds = new ArrayList<>();
+        List<Boolean> pendingEnds = new ArrayList<>();
+        db.read(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT participant_id, version, admission_state, "
+                    + "audio_publish_allowed, video_publish_allowed, screen_publish_allowed, sfu_pod, NULL::uuid, NULL "
+                    + "FROM meeting_participants WHERE meeting_id = ? AND sfu_pod IS NOT NULL UNION ALL "
+                    + "SELECT NULL, 0, NULL, false, false, false, NULL, command_id, command_type FROM commands "
                     + "WHERE meeting_id = ? AND media_enforcement = 'pending'")) {
                 ps.setObject(1, meetingId);
+                ps.setObject(2, meetingId);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        // we don't know what the old owner pushed: wait for our (higher-epoch) grants to be
-                        // acknowledged everywhere, or for every old grant to run out
-                        Map<UUID, Long> targets = new HashMap<>();
-                        for (Map.Entry<UUID, PartState> e : g.parts.entrySet()) {
-                            targets.put(e.getKey(), e.getValue().version);
+                        UUID command = rs.getObject(8, UUID.class);
+                        if (command != null) {
+                            pendingIds.add(command);
+                            pendingEnds.add("end_meeting".equals(rs.getString(9)));
+                        } else {
+                            applyRow(g, rs);
                         }
-                        g.pending.add(new Pending(rs.getObject(1, UUID.class), targets, System.nanoTime(),
-                                "end_meeting".equals(rs.getString(3))));
                     }
                 }
             }
             return null;
         });
+        for (int i = 0; i < pendingIds.size(); i++) {
+            // we don't know what the old owner pushed: wait for our (higher-epoch) grants to be
+            // acknowledged everywhere, or for every old grant to run out
+            Map<UUID, Long> targets = new HashMap<>();
+            for (Map.Entry<UUID, PartState> e : g.parts.entrySet()) {
+                targets.put(e.getKey(), e.getValue().version);
+            }
+            g.pending.add(new Pending(pendingIds.get(i), targets, System.nanoTime(), pendingEnds.get(i)));
+        }
         for (PartState p : g.parts.values()) {
             // unknown grants from the previous epoch: assume the longest they could live
             p.sentExpiry.put(0L, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Grant.MAX_TTL_MS
@@ -153,40 +169,20 @@ public final class GrantService {
         }
     }
 
-    /** Re-reads the participants that have (or had) a transport. */
+    /** Re-reads the participants that have (or had) a transport (one autocommit SELECT). */
     public void reload(UUID meetingId) {
         MeetingGrants g = meetings.get(meetingId);
         if (g == null) {
             return;
         }
-        db.readSnapshot(c -> {
+        db.read(c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT participant_id, version, admission_state, "
                     + "audio_publish_allowed, video_publish_allowed, screen_publish_allowed, sfu_pod "
                     + "FROM meeting_participants WHERE meeting_id = ? AND sfu_pod IS NOT NULL")) {
                 ps.setObject(1, meetingId);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        UUID pid = rs.getObject(1, UUID.class);
-                        long v = rs.getLong(2);
-                        PartState s = g.parts.computeIfAbsent(pid, k -> new PartState());
-                        synchronized (s) {
-                            if (v < s.version) {
-                                continue;
-                            }
-                            boolean admitted = "admitted".equals(rs.getString(3));
-                            s.version = v;
-                            s.active = admitted;
-                            s.rights = admitted ? new PublishRights(rs.getBoolean(4), rs.getBoolean(5), rs.getBoolean(6))
-                                    : PublishRights.NONE;
-                            String sfu = rs.getString(7);
-                            if (!sfu.equals(s.sfu)) {
-                                if (s.sfu != null) {
-                                    s.releaseFrom = s.sfu;
-                                }
-                                s.sfu = sfu;
-                                s.acked = -1;
-                            }
-                        }
+                        applyRow(g, rs);
                     }
                 }
             }
@@ -194,29 +190,82 @@ public final class GrantService {
         });
     }
 
-    /** After a command commit: re-read, track enforcement, push at once. */
+    private static void applyRow(MeetingGrants g, ResultSet rs) throws java.sql.SQLException {
+        boolean admitted = "admitted".equals(rs.getString(3));
+        apply(g, rs.getObject(1, UUID.class), rs.getLong(2), admitted,
+                admitted ? new PublishRights(rs.getBoolean(4), rs.getBoolean(5), rs.getBoolean(6)) : PublishRights.NONE,
+                rs.getString(7));
+    }
+
+    /** Takes a participant's committed state unless we already hold a newer version of it. */
+    private static void apply(MeetingGrants g, UUID pid, long v, boolean admitted, PublishRights rights, String sfu) {
+        PartState s = g.parts.computeIfAbsent(pid, k -> new PartState());
+        synchronized (s) {
+            if (v < s.version) {
+                return;
+            }
+            s.version = v;
+            s.active = admitted;
+            s.rights = admitted ? rights : PublishRights.NONE;
+            if (!sfu.equals(s.sfu)) {
+                if (s.sfu != null) {
+                    s.releaseFrom = s.sfu;
+                }
+                s.sfu = sfu;
+                s.acked = -1;
+            }
+        }
+    }
+
+    /**
+     * Takes the rows a committed transaction wrote (no re-read: the transaction returned them); rows without
+     * a transport are not tracked (the SFU knows nothing of them). Returns whether any tracked row changed.
+     */
+    private static boolean apply(MeetingGrants g, List<ParticipantRow> rows) {
+        boolean any = false;
+        for (ParticipantRow p : rows) {
+            if (p.sfuPod() != null) {
+                apply(g, p.participantId(), p.version(), p.isAdmitted(), p.rights(), p.sfuPod());
+                any = true;
+            }
+        }
+        return any;
+    }
+
+    /**
+     * After a command commit: take the rows it wrote, track enforcement, push at once when an SFU holds one
+     * of them (an admit of a participant without a transport changes nothing at any SFU: no push).
+     */
     public void afterCommit(UUID meetingId, CommandService.Committed cmd) {
         MeetingGrants g = meetings.get(meetingId);
         if (g == null || cmd.replay()) {
             return;
         }
-        reload(meetingId);
+        boolean changed = apply(g, cmd.changed());
         if (cmd.pending()) {
             g.pending.add(new Pending(cmd.commandId(), Map.copyOf(cmd.grantTargets()), System.nanoTime(), cmd.endsMeeting()));
         }
-        push(meetingId, g);
+        if (changed || cmd.pending()) {
+            push(meetingId, g);
+        }
     }
 
     /** After a change outside the command path (leave, reconnect timeout): re-read and push revocations now. */
     public void refresh(UUID meetingId) {
-        afterTransport(meetingId);
-    }
-
-    /** After a transport was reserved: the SFU should hold a grant before the client's offer arrives. */
-    public void afterTransport(UUID meetingId) {
         MeetingGrants g = meetings.get(meetingId);
         if (g != null) {
             reload(meetingId);
+            push(meetingId, g);
+        }
+    }
+
+    /**
+     * After a transport was reserved (the row as its transaction left it): the SFU should hold a grant before
+     * the client's offer arrives.
+     */
+    public void afterTransport(UUID meetingId, ParticipantRow row) {
+        MeetingGrants g = meetings.get(meetingId);
+        if (g != null && apply(g, List.of(row))) {
             push(meetingId, g);
         }
     }

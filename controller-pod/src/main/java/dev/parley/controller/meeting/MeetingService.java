@@ -103,7 +103,11 @@ public class MeetingService {
     }
 
     public static MeetingRow lockForOwner(Connection c, UUID meetingId, long epoch, Caller caller) throws SQLException {
-        MeetingRow m = MeetingRow.load(c, meetingId, true);
+        return requireOwner(MeetingRow.load(c, meetingId, true), meetingId, epoch, caller);
+    }
+
+    /** The caller's tenant and our epoch on a meeting row read under its lock. */
+    public static MeetingRow requireOwner(MeetingRow m, UUID meetingId, long epoch, Caller caller) {
         requireTenant(m, caller);
         if (m.controllerEpoch() != epoch) {
             throw new NotOwnerException(meetingId, epoch, m.controllerEpoch());

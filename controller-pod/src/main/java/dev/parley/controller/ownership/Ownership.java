@@ -142,30 +142,34 @@ public final class Ownership {
             if (already != null && already == epoch) {
                 return epoch;
             }
-            long current = db.tx(c -> {
+            // ONE autocommit statement (atomic on its own): raise the epoch only upward and read what it is
+            // now; the outer SELECT sees the row as it was before this statement, so it answers only when
+            // the update matched nothing (a newer epoch is there, or the meeting is gone)
+            Long current = db.read(c -> {
                 try (PreparedStatement ps = c.prepareStatement(
-                        "UPDATE meetings SET controller_epoch = ?, control_seq = 0, updated_at = now() "
-                                + "WHERE meeting_id = ? AND controller_epoch < ?")) {
+                        "WITH u AS (UPDATE meetings SET controller_epoch = ?, control_seq = 0, updated_at = now() "
+                                + "WHERE meeting_id = ? AND controller_epoch < ? RETURNING controller_epoch) "
+                                + "SELECT COALESCE((SELECT controller_epoch FROM u), "
+                                + "(SELECT controller_epoch FROM meetings WHERE meeting_id = ?))")) {
                     ps.setLong(1, epoch);
                     ps.setObject(2, meetingId);
                     ps.setLong(3, epoch);
-                    ps.executeUpdate();
-                }
-                try (PreparedStatement ps = c.prepareStatement("SELECT controller_epoch FROM meetings WHERE meeting_id = ?")) {
-                    ps.setObject(1, meetingId);
+                    ps.setObject(4, meetingId);
                     try (ResultSet rs = ps.executeQuery()) {
-                        if (!rs.next()) {
-                            throw ApiException.notFound("meeting_not_found", "no such meeting");
-                        }
-                        return rs.getLong(1);
+                        rs.next();
+                        long v = rs.getLong(1);
+                        return rs.wasNull() ? null : v;
                     }
                 }
             });
+            if (current == null) {
+                throw ApiException.notFound("meeting_not_found", "no such meeting");
+            }
             if (current != epoch) {
                 throw ApiException.unavailable("owner_changed", "a newer controller epoch exists; retry");
             }
             owned.put(meetingId, epoch);
-            LOG.info("owning meeting {} at controller_epoch {}", meetingId, epoch);
+            LOG.debug("owning meeting {} at controller_epoch {}", meetingId, epoch);
         }
         for (BiConsumer<UUID, Long> l : acquiredListeners) {
             l.accept(meetingId, epoch);

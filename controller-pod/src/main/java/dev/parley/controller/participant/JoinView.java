@@ -1,6 +1,5 @@
 package dev.parley.controller.participant;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -17,34 +16,36 @@ import java.util.UUID;
 record JoinView(boolean banned, boolean hostPresent, List<ParticipantRow> own) {
     private static final String PREFIXED_COLS = prefixed("p");
 
-    static JoinView read(Connection c, UUID meetingId, UUID principalId) throws SQLException {
-        // the one-row left side keeps the ban flag even when no participant row matches
-        String sql = "SELECT b.banned, p.participant_id IS NOT NULL, " + PREFIXED_COLS + " FROM (SELECT EXISTS (SELECT 1 "
-                + "FROM principal_bans WHERE meeting_id = ? AND principal_id = ?) AS banned) b "
-                + "LEFT JOIN meeting_participants p ON p.meeting_id = ? AND (p.principal_id = ? "
-                + "OR (p.role = 'host' AND p.admission_state = 'admitted'))";
+    /** The join view's query; bind it with {@link #bind}. */
+    static final String SQL = "SELECT b.banned, p.participant_id IS NOT NULL, " + PREFIXED_COLS + " FROM (SELECT EXISTS "
+            + "(SELECT 1 FROM principal_bans WHERE meeting_id = ? AND principal_id = ?) AS banned) b "
+            + "LEFT JOIN meeting_participants p ON p.meeting_id = ? AND (p.principal_id = ? "
+            + "OR (p.role = 'host' AND p.admission_state = 'admitted'))";
+
+    /** Binds {@link #SQL}'s parameters from {@code first}. */
+    static void bind(PreparedStatement ps, int first, UUID meetingId, UUID principalId) throws SQLException {
+        ps.setObject(first, meetingId);
+        ps.setObject(first + 1, principalId);
+        ps.setObject(first + 2, meetingId);
+        ps.setObject(first + 3, principalId);
+    }
+
+    // the one-row left side keeps the ban flag even when no participant row matches
+    static JoinView read(ResultSet rs, UUID principalId) throws SQLException {
         boolean banned = false;
         boolean host = false;
         List<ParticipantRow> own = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setObject(1, meetingId);
-            ps.setObject(2, principalId);
-            ps.setObject(3, meetingId);
-            ps.setObject(4, principalId);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    banned = rs.getBoolean(1);
-                    if (!rs.getBoolean(2)) {
-                        continue;
-                    }
-                    ParticipantRow p = ParticipantRow.read(rs, 2);
-                    if ("host".equals(p.role()) && p.isAdmitted()) {
-                        host = true;
-                    }
-                    if (p.principalId().equals(principalId)) {
-                        own.add(p);
-                    }
-                }
+        while (rs.next()) {
+            banned = rs.getBoolean(1);
+            if (!rs.getBoolean(2)) {
+                continue;
+            }
+            ParticipantRow p = ParticipantRow.read(rs, 2);
+            if ("host".equals(p.role()) && p.isAdmitted()) {
+                host = true;
+            }
+            if (p.principalId().equals(principalId)) {
+                own.add(p);
             }
         }
         return new JoinView(banned, host, own);

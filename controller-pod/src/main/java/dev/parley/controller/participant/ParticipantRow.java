@@ -17,6 +17,14 @@ public record ParticipantRow(UUID meetingId, UUID participantId, UUID principalI
                              boolean video, boolean screen, long transportGeneration, long version,
                              String displayName, String joinRequestHash, String sfuPod, boolean unmuteRequested) {
 
+    /** One participant (parameters: meeting id, participant id), locked. */
+    public static final String SELECT_ONE_FOR_UPDATE = "SELECT " + ParticipantRow.COLS + " FROM meeting_participants "
+            + "WHERE meeting_id = ? AND participant_id = ? FOR UPDATE";
+    /** A principal's active rows, newest first (parameters: meeting id, principal id). */
+    public static final String SELECT_ACTIVE_OF = "SELECT " + ParticipantRow.COLS + " FROM meeting_participants "
+            + "WHERE meeting_id = ? AND principal_id = ? AND admission_state IN ('waiting','admitted') "
+            + "ORDER BY created_at DESC";
+
     static final String COLS = "meeting_id, participant_id, principal_id, client_instance_id, idempotency_key, role, "
             + "admission_state, audio_publish_allowed, video_publish_allowed, screen_publish_allowed, "
             + "transport_generation, version, display_name, join_request->>'_hash', sfu_pod, unmute_requested";
@@ -33,11 +41,18 @@ public record ParticipantRow(UUID meetingId, UUID participantId, UUID principalI
         return isAdmitted() && ("host".equals(role) || "cohost".equals(role));
     }
 
+    /** This row after a transport reservation moved it to {@code generation} on {@code pod} (version unchanged). */
+    public ParticipantRow withTransport(long generation, String pod) {
+        return new ParticipantRow(meetingId, participantId, principalId, clientInstanceId, idempotencyKey, role,
+                admissionState, audio, video, screen, generation, version, displayName, joinRequestHash, pod,
+                unmuteRequested);
+    }
+
     public PublishRights rights() {
         return isAdmitted() ? new PublishRights(audio, video, screen) : PublishRights.NONE;
     }
 
-    static ParticipantRow read(ResultSet rs) throws SQLException {
+    public static ParticipantRow read(ResultSet rs) throws SQLException {
         return read(rs, 0);
     }
 
@@ -85,9 +100,7 @@ public record ParticipantRow(UUID meetingId, UUID participantId, UUID principalI
     /** The caller's active (waiting/admitted) participant rows in a meeting, newest first. */
     public static List<ParticipantRow> activeOf(Connection c, UUID meetingId, UUID principalId) throws SQLException {
         List<ParticipantRow> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT " + COLS + " FROM meeting_participants "
-                + "WHERE meeting_id = ? AND principal_id = ? AND admission_state IN ('waiting','admitted') "
-                + "ORDER BY created_at DESC")) {
+        try (PreparedStatement ps = c.prepareStatement(SELECT_ACTIVE_OF)) {
             ps.setObject(1, meetingId);
             ps.setObject(2, principalId);
             try (ResultSet rs = ps.executeQuery()) {

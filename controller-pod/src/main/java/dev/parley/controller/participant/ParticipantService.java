@@ -10,6 +10,7 @@ import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.control.ControlLog;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.db.Pipeline;
 import dev.parley.controller.meeting.MeetingRow;
 import dev.parley.controller.meeting.MeetingService;
 import dev.parley.controller.outbox.Outbox;
@@ -64,8 +65,16 @@ public class ParticipantService {
     private Joined joinOnce(Caller caller, UUID meetingId, long epoch, String key, ObjectNode body, UUID clientInstance,
                             String displayName, String hash) {
         return db.tx(c -> {
-            MeetingRow m = MeetingService.lockForOwner(c, meetingId, epoch, caller);
-            JoinView view = JoinView.read(c, meetingId, caller.principalId());
+            // meeting lock, then (after it, as its own statement) what the join must know: one round trip
+            MeetingRow m;
+            JoinView view;
+            try (Pipeline q = Pipeline.prepare(c, MeetingRow.SELECT_FOR_UPDATE, JoinView.SQL)) {
+                q.params().setObject(1, meetingId);
+                JoinView.bind(q.params(), 2, meetingId, caller.principalId());
+                q.execute();
+                m = MeetingService.requireOwner(MeetingRow.read(q.next()), meetingId, epoch, caller);
+                view = JoinView.read(q.next(), caller.principalId());
+            }
             ParticipantRow existing = view.byKey(key);
             if (existing != null) {
                 if (!hash.equals(existing.joinRequestHash())) {
@@ -89,7 +98,6 @@ public class ParticipantService {
                             .with("participant_id", p.participantId().toString());
                 }
             }
-            Seats.take(c, meetingId, m.tenantId(), cfg.tenantMaxConcurrentParticipants());
             boolean hostPresent = view.hostPresent();
             String role = organizer && !hostPresent ? "host" : "attendee";
             boolean admitted = "host".equals(role) || !m.waitingRoomEnabled();
@@ -99,24 +107,30 @@ public class ParticipantService {
             ObjectNode stored = body.deepCopy();
             ParticipantRow p;
             stored.put("_hash", hash);
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO meeting_participants (meeting_id, participant_id, "
-                    + "principal_id, client_instance_id, idempotency_key, role, admission_state, audio_publish_allowed, "
-                    + "video_publish_allowed, screen_publish_allowed, display_name, join_request, admitted_at) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, " + (admitted ? "now()" : "NULL") + ") "
+            // both seats and the row in ONE round trip; a seat that is not free throws before the commit,
+            // so the row inserted with it is rolled back
+            try (Pipeline q = Pipeline.prepare(c, Seats.TAKE[0], Seats.TAKE[1], "INSERT INTO meeting_participants "
+                    + "(meeting_id, participant_id, principal_id, client_instance_id, idempotency_key, role, admission_state, "
+                    + "audio_publish_allowed, video_publish_allowed, screen_publish_allowed, display_name, join_request, "
+                    + "admitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, " + (admitted ? "now()" : "NULL") + ") "
                     + "RETURNING " + ParticipantRow.COLS)) {
-                ps.setObject(1, meetingId);
-                ps.setObject(2, pid);
-                ps.setObject(3, caller.principalId());
-                ps.setObject(4, clientInstance);
-                ps.setString(5, key);
-                ps.setString(6, role);
-                ps.setString(7, admitted ? "admitted" : "waiting");
-                ps.setBoolean(8, audio);
-                ps.setBoolean(9, admitted);
-                ps.setBoolean(10, screen);
-                ps.setString(11, displayName);
-                ps.setString(12, stored.toString());
-                try (ResultSet rs = ps.executeQuery()) {
+                PreparedStatement ps = q.params();
+                int i = Seats.bindTake(ps, 1, meetingId, m.tenantId(), cfg.tenantMaxConcurrentParticipants());
+                ps.setObject(i, meetingId);
+                ps.setObject(i + 1, pid);
+                ps.setObject(i + 2, caller.principalId());
+                ps.setObject(i + 3, clientInstance);
+                ps.setString(i + 4, key);
+                ps.setString(i + 5, role);
+                ps.setString(i + 6, admitted ? "admitted" : "waiting");
+                ps.setBoolean(i + 7, audio);
+                ps.setBoolean(i + 8, admitted);
+                ps.setBoolean(i + 9, screen);
+                ps.setString(i + 10, displayName);
+                ps.setString(i + 11, stored.toString());
+                q.execute();
+                Seats.requireTaken(q.nextUpdateCount(), q.nextUpdateCount());
+                try (ResultSet rs = q.next()) {
                     rs.next();
                     p = ParticipantRow.read(rs);
                 }

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 @Context
 @Singleton
-public class RecorderGrants {
+public final class RecorderGrants {
     private static final Logger LOG = LoggerFactory.getLogger(RecorderGrants.class);
     /** After a move to another SFU the old one keeps the grant this long (make-before-break overlap). */
     static final long OLD_SFU_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);

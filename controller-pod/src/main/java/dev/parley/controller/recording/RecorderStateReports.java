@@ -44,15 +44,18 @@ public class RecorderStateReports {
             UUID meetingId;
             boolean applied;
             try (PreparedStatement ps = c.prepareStatement("UPDATE recording_jobs SET state = ?, generation = ?, "
-                    + "missing_ranges = ?::jsonb, object_location = COALESCE(?, object_location), updated_at = now() "
+                    + "missing_ranges = ?::jsonb, object_location = COALESCE(?, object_location), updated_at = now(), "
+                    // the retention period runs from here (V4)
+                    + "finished_at = CASE WHEN ? THEN now() ELSE finished_at END "
                     + "WHERE job_id = ? AND generation <= ? AND state NOT IN ('ready', 'partial', 'failed') "
                     + "RETURNING meeting_id")) {
                 ps.setString(1, state);
                 ps.setLong(2, generation);
                 ps.setString(3, missing.isArray() ? missing.toString() : "[]");
                 ps.setString(4, composite);
-                ps.setObject(5, jobId);
-                ps.setLong(6, generation);
+                ps.setBoolean(5, RecordingStates.TERMINAL.contains(state));
+                ps.setObject(6, jobId);
+                ps.setLong(7, generation);
                 try (ResultSet rs = ps.executeQuery()) {
                     applied = rs.next();
                     meetingId = applied ? rs.getObject(1, UUID.class) : null;

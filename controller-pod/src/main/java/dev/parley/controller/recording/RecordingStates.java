@@ -6,6 +6,8 @@ import java.util.Set;
 final class RecordingStates {
     static final Set<String> ALL = Set.of("requested", "starting", "recording", "finalizing", "ready", "partial", "failed");
     static final Set<String> TERMINAL = Set.of("ready", "partial", "failed");
+    /** States with a composite to download ({@code partial}: with the missing ranges filled). */
+    static final Set<String> DOWNLOADABLE = Set.of("ready", "partial");
 
     private RecordingStates() {
     }

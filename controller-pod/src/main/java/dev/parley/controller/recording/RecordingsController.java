@@ -33,9 +33,11 @@ public class RecordingsController {
     private static final String COLS = "job_id, meeting_id, state, generation, stop_requested, missing_ranges::text, "
             + "object_location, created_at, updated_at";
     private final Db db;
+    private final RecordingStorage storage;
 
-    public RecordingsController(Db db) {
+    public RecordingsController(Db db, RecordingStorage storage) {
         this.db = db;
+        this.storage = storage;
     }
 
     @Get("/meetings/{meetingId}/recordings")
@@ -59,23 +61,44 @@ public class RecordingsController {
         }));
     }
 
+    /**
+     * One job with, for hosts, a presigned download link to the composite (valid
+     * {@code PARLEY_RECORDING_DOWNLOAD_TTL_SECONDS}). Other tenants get 404 (existence is not revealed); other
+     * people of the tenant get 403 {@code not_a_host}.
+     */
     @Get("/recordings/{jobId}")
     public HttpResponse<String> get(@PathVariable String jobId, Authentication auth) {
         Caller caller = Caller.of(auth);
         UUID job = JsonBody.parseUuid(jobId, "job_id");
-        return Responses.json(200, db.readSnapshot(c -> {
+        ObjectNode o = db.readSnapshot(c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + COLS + " FROM recording_jobs WHERE job_id = ?")) {
                 ps.setObject(1, job);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         throw ApiException.notFound("recording_not_found", "no such recording");
                     }
-                    ObjectNode o = row(rs);
-                    tenantCheck(c, rs.getObject(2, UUID.class), caller);
-                    return o;
+                    ObjectNode row = row(rs);
+                    UUID meetingId = rs.getObject(2, UUID.class);
+                    tenantCheck(c, meetingId, caller);
+                    if (!RecordingHosts.isHost(c, job, meetingId, caller.principalId())) {
+                        throw ApiException.forbidden("not_a_host", "only the meeting's hosts may see a recording and "
+                                + "download it");
+                    }
+                    return row;
                 }
             }
-        }));
+        });
+        String key = o.path("download_location").asText(null);
+        var link = RecordingStates.DOWNLOADABLE.contains(o.path("state").asText()) ? storage.downloadLink(key)
+                : java.util.Optional.<RecordingStorage.Link>empty();
+        if (link.isPresent()) {
+            o.put("download_url", link.get().url());
+            o.put("download_expires_at", link.get().expiresAt().toString());
+        } else {
+            o.putNull("download_url");
+            o.putNull("download_expires_at");
+        }
+        return Responses.json(200, o);
     }
 
     private static void tenantCheck(Connection c, UUID meetingId, Caller caller) throws SQLException {

@@ -6,6 +6,7 @@ import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.auth.Caller;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.db.Pipeline;
 import dev.parley.controller.media.SfuSelector;
 import dev.parley.controller.meeting.MeetingRow;
 import dev.parley.controller.meeting.MeetingService;
@@ -47,34 +48,52 @@ public class TransportService {
                 .description("transport requests refused for naming an old transport generation").register(meters);
     }
 
-    record Reserved(long generation, SfuEntry sfu, String deviceKeyId) {
+    record Reserved(long generation, SfuEntry sfu, String deviceKeyId, ParticipantRow row) {
     }
 
-    public ObjectNode reserve(Caller caller, UUID meetingId, UUID participantId, long epoch, String key, ObjectNode body) {
+    /** The answer, and the participant row as the reservation left it (for the grant push, no re-read). */
+    public record Reservation(ObjectNode answer, ParticipantRow row) {
+    }
+
+    public Reservation reserve(Caller caller, UUID meetingId, UUID participantId, long epoch, String key, ObjectNode body) {
         long expected = JsonBody.nonNegativeLong(body, "expected_transport_generation", true);
         String deviceKey = JsonBody.text(body, "device_key_id", true, 200);
         String hash = JsonBody.hash(body);
         Reserved r = db.tx(c -> {
-            MeetingRow m = MeetingService.lockForOwner(c, meetingId, epoch, caller);
-            ParticipantRow p = ParticipantRow.require(c, meetingId, participantId, true);
-            if (!p.principalId().equals(caller.principalId())) {
-                throw ApiException.forbidden("not_your_participant", "transports are requested by the participant itself");
-            }
-            if (m.isClosing()) {
-                throw ApiException.conflict("meeting_ended", "the meeting is " + m.status());
-            }
-            if ("removed".equals(p.admissionState())) {
-                throw ApiException.forbidden("participant_removed", "the participant was removed");
-            }
-            if (!p.isAdmitted()) {
-                throw ApiException.forbidden("not_admitted", "participant is " + p.admissionState());
-            }
-            try (PreparedStatement ps = c.prepareStatement("SELECT request_hash, transport_generation, sfu_pod, device_key_id "
-                    + "FROM transport_attempts WHERE meeting_id = ? AND participant_id = ? AND idempotency_key = ?")) {
+            // meeting lock, participant lock, this key's earlier attempt: three statements, one round trip
+            MeetingRow m;
+            ParticipantRow p;
+            try (Pipeline q = Pipeline.prepare(c, MeetingRow.SELECT_FOR_UPDATE, ParticipantRow.SELECT_ONE_FOR_UPDATE,
+                    "SELECT request_hash, transport_generation, sfu_pod, device_key_id FROM transport_attempts "
+                            + "WHERE meeting_id = ? AND participant_id = ? AND idempotency_key = ?")) {
+                PreparedStatement ps = q.params();
                 ps.setObject(1, meetingId);
-                ps.setObject(2, participantId);
-                ps.setString(3, key);
-                try (ResultSet rs = ps.executeQuery()) {
+                ps.setObject(2, meetingId);
+                ps.setObject(3, participantId);
+                ps.setObject(4, meetingId);
+                ps.setObject(5, participantId);
+                ps.setString(6, key);
+                q.execute();
+                m = MeetingService.requireOwner(MeetingRow.read(q.next()), meetingId, epoch, caller);
+                try (ResultSet rs = q.next()) {
+                    if (!rs.next()) {
+                        throw ApiException.notFound("participant_not_found", "no such participant in this meeting");
+                    }
+                    p = ParticipantRow.read(rs);
+                }
+                if (!p.principalId().equals(caller.principalId())) {
+                    throw ApiException.forbidden("not_your_participant", "transports are requested by the participant itself");
+                }
+                if (m.isClosing()) {
+                    throw ApiException.conflict("meeting_ended", "the meeting is " + m.status());
+                }
+                if ("removed".equals(p.admissionState())) {
+                    throw ApiException.forbidden("participant_removed", "the participant was removed");
+                }
+                if (!p.isAdmitted()) {
+                    throw ApiException.forbidden("not_admitted", "participant is " + p.admissionState());
+                }
+                try (ResultSet rs = q.next()) {
                     if (rs.next()) {
                         if (!hash.equals(rs.getString(1))) {
                             throw ApiException.conflict("idempotency_key_reused", "this Idempotency-Key was used with a different request");
@@ -87,7 +106,7 @@ public class TransportService {
                                             "this attempt expired; start a new one with the current generation")
                                     .with("current_transport_generation", p.transportGeneration());
                         }
-                        return new Reserved(gen, selector.get(pod).orElseThrow(), rs.getString(4));
+                        return new Reserved(gen, selector.get(pod).orElseThrow(), rs.getString(4), p);
                     }
                 }
             }
@@ -134,7 +153,7 @@ public class TransportService {
                     throw ApiException.unavailable("owner_changed", "controller epoch superseded; retry");
                 }
             }
-            return new Reserved(gen, sfu, deviceKey);
+            return new Reserved(gen, sfu, deviceKey, p.withTransport(gen, sfu.pod()));
         });
         TicketSigner.IssuedTicket t = signer.issue(meetingId.toString(), participantId.toString(), r.generation(),
                 r.sfu().pod(), r.deviceKeyId(), TicketSigner.MAX_LIFETIME);
@@ -146,7 +165,7 @@ public class TransportService {
         out.put("connect_ticket", t.token());
         out.put("ticket_expires_in_seconds", TicketSigner.MAX_LIFETIME.toSeconds());
         out.set("ice_servers", ice.forParticipant(participantId.toString()));
-        return out;
+        return new Reservation(out, r.row());
     }
 
     static Duration ticketLifetime() {

@@ -1,5 +1,6 @@
 package dev.parley.e2e.web;
 
+import dev.parley.e2e.process.PodProcess;
 import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Page;

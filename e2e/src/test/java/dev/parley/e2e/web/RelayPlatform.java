@@ -1,5 +1,6 @@
 package dev.parley.e2e.web;
 
+import dev.parley.e2e.process.PodProcess;
 import com.nimbusds.jose.jwk.ECKey;
 import dev.parley.platform.ticket.TicketKeys;
 import dev.parley.testsupport.etcd.EtcdCluster;

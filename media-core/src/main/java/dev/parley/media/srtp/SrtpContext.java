@@ -20,6 +20,8 @@ import java.security.GeneralSecurityException;
  */
 public final class SrtpContext {
     public static final int ERR_MALFORMED = -1, ERR_AUTH = -2, ERR_REPLAY = -3, ERR_TOO_MANY_SSRCS = -4;
+    /** protectRtp (AEAD): this SSRC and index were sealed already, or are too old to tell — refused, not re-sealed. */
+    public static final int ERR_NONCE_REUSE = -5;
     private static final int MAX_SSRCS = 256;
     private static final int HMAC_TAG = 10;
 
@@ -42,6 +44,8 @@ public final class SrtpContext {
         int highestSeq;
         boolean initialised;
         final ReplayWindow replay = new ReplayWindow();
+        /** Sending side, AEAD only: indices already sealed (created on first use). */
+        SealedIndexWindow sealed;
     }
 
     /** Session keys for one direction (RFC 3711 §4.3). Auth keys are null for AEAD profiles. */
@@ -118,6 +122,8 @@ public final class SrtpContext {
         if (seq > s.highestSeq && RtpPacket.seqDelta(seq, s.highestSeq) < 0) roc--;
         try {
             if (profile == SrtpProfile.AEAD_AES_128_GCM) {
+                if (s.sealed == null) s.sealed = new SealedIndexWindow();
+                if (!s.sealed.claim(((long) roc << 16) | seq)) return ERR_NONCE_REUSE;
                 gcmIv(rtpSalt, ssrc, roc, seq);
                 rtpCipher.init(Cipher.ENCRYPT_MODE, rtpKey, new GCMParameterSpec(128, iv12));
                 rtpCipher.updateAAD(b, off, hl);

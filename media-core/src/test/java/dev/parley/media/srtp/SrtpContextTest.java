@@ -110,4 +110,23 @@ class SrtpContextTest {
             assertThat(rx.unprotectRtcp(b, 0, n)).isEqualTo(SrtpContext.ERR_AUTH);
         }
     }
+
+    @Test
+    void gcmNeverSealsOneIndexTwiceButCmMayResend() {
+        SrtpContext gcm = SrtpContext.fromMaster(SrtpProfile.AEAD_AES_128_GCM, new byte[16], new byte[12]);
+        assertThat(gcm.protectRtp(rtp(100, 7, 50), 0, 62)).isPositive();
+        assertThat(gcm.protectRtp(rtp(102, 7, 50), 0, 62)).isPositive();
+        assertThat(gcm.protectRtp(rtp(101, 7, 50), 0, 62)).as("reordered, never sealed").isPositive();
+        byte[] again = rtp(101, 7, 50);
+        again[20] = 1;                                   // same index, other content: a retransmission with a new header
+        assertThat(gcm.protectRtp(again, 0, 62)).isEqualTo(SrtpContext.ERR_NONCE_REUSE);
+        assertThat(gcm.protectRtp(rtp(100, 8, 50), 0, 62)).as("another SSRC has its own nonces").isPositive();
+        assertThat(gcm.protectRtp(rtp(100 + SealedIndexWindow.SIZE + 5, 7, 50), 0, 62)).isPositive();
+        assertThat(gcm.protectRtp(rtp(104, 7, 50), 0, 62)).as("too old to tell").isEqualTo(SrtpContext.ERR_NONCE_REUSE);
+        assertThat(gcm.protectRtp(rtp(100 + SealedIndexWindow.SIZE + 4, 7, 50), 0, 62)).as("skipped over, never sealed").isPositive();
+
+        SrtpContext cm = SrtpContext.fromMaster(SrtpProfile.AES128_CM_HMAC_SHA1_80, new byte[16], new byte[14]);
+        assertThat(cm.protectRtp(rtp(100, 7, 50), 0, 62)).isPositive();
+        assertThat(cm.protectRtp(rtp(100, 7, 50), 0, 62)).as("CM: same keystream over the same payload is a plain resend").isPositive();
+    }
 }

@@ -30,13 +30,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A whole recording on real parts: ffmpeg publishes VP8 + Opus over RTP, the recorder (in this JVM) holds the
- * etcd lease, segments with ffmpeg, uploads to s3proxy and finalizes. Default suite: 12 s with 2 s segments.
- * The 60 s / 10 s run is the same test with -Dparley.recorder.seconds=60 -Dparley.recorder.segment=10
- * (bench/recorder/README.md).
+ * etcd lease, segments with ffmpeg, uploads to s3proxy and finalizes. The default is the issue's scenario: 60 s
+ * in 10 s segments, 6 per track (-Dparley.recorder.seconds=12 -Dparley.recorder.segment=2 for a quick run).
  */
 class RecordingIT {
-    static final int SECONDS = Integer.getInteger("parley.recorder.seconds", 12);
-    static final int SEGMENT = Integer.getInteger("parley.recorder.segment", 2);
+    static final int SECONDS = Integer.getInteger("parley.recorder.seconds", 60);
+    static final int SEGMENT = Integer.getInteger("parley.recorder.segment", 10);
 
     @TempDir
     static Path tmp;

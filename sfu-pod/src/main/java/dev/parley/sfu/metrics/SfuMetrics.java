@@ -50,8 +50,9 @@ public final class SfuMetrics {
     private final Map<String, LongAdder> drops = new ConcurrentHashMap<>();
     /** Upper bounds (µs) of the forwarding-latency histogram buckets; the last bucket is +Inf. */
     public static final long[] LATENCY_BUCKETS_US = {25, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 10000, 20000, 50000};
+    /** Written by the media thread only (release stores, no locked add per packet); read by the scrape. */
     private final java.util.concurrent.atomic.AtomicLongArray latency = new java.util.concurrent.atomic.AtomicLongArray(LATENCY_BUCKETS_US.length + 1);
-    private final LongAdder latencySumUs = new LongAdder();
+    private final java.util.concurrent.atomic.AtomicLong latencySumUs = new java.util.concurrent.atomic.AtomicLong();
     private final Map<String, LongSupplier> gauges = new ConcurrentHashMap<>();
     private volatile long ingressBps, egressBps, pps;
     private long lastIn, lastOut, lastPk, lastTick = System.nanoTime();
@@ -73,13 +74,14 @@ public final class SfuMetrics {
     /**
      * Called on the media thread for every forwarded packet with the time from its receipt on the socket to its
      * hand-off to the socket writer (decrypt, route, rewrite, encrypt, and the fan-out copies before it).
+     * Single writer: plain read-then-release-store instead of an atomic add on every forwarded packet.
      */
     public void queueAge(long micros) {
         if (micros > queueAgeWindowMax) queueAgeWindowMax = micros;
         int i = 0;
         while (i < LATENCY_BUCKETS_US.length && micros > LATENCY_BUCKETS_US[i]) i++;
-        latency.incrementAndGet(i);
-        latencySumUs.add(micros);
+        latency.lazySet(i, latency.get(i) + 1);
+        latencySumUs.lazySet(latencySumUs.get() + micros);
     }
 
     /** Latency at percentile {@code q} (0..1) as the upper bound of its bucket, in µs (-1 if +Inf, 0 if empty). */
@@ -140,7 +142,7 @@ public final class SfuMetrics {
             String le = i < LATENCY_BUCKETS_US.length ? String.valueOf(LATENCY_BUCKETS_US[i]) : "+Inf";
             sb.append("parley_sfu_forward_latency_us_bucket{le=\"").append(le).append("\"} ").append(cum).append('\n');
         }
-        sb.append("parley_sfu_forward_latency_us_sum ").append(latencySumUs.sum()).append('\n');
+        sb.append("parley_sfu_forward_latency_us_sum ").append(latencySumUs.get()).append('\n');
         sb.append("parley_sfu_forward_latency_us_count ").append(cum).append('\n');
         SubscriberSnapshot ss = subscribers;
         sb.append("# HELP parley_sfu_subscriber_estimate_bps Send-side bandwidth estimate per subscriber transport (last second)\n")

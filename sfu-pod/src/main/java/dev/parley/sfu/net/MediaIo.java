@@ -3,6 +3,7 @@ package dev.parley.sfu.net;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -10,10 +11,12 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -46,6 +49,10 @@ public final class MediaIo implements AutoCloseable {
     public static final int TCP_HIGH_WATER = 512 * 1024;
     /** Bound of the shared UDP socket's user-space send queue. */
     public static final int UDP_HIGH_WATER = 8 * 1024 * 1024;
+    /** Largest datagram read off the UDP socket (longer ones are truncated and then fail authentication). */
+    static final int MAX_DATAGRAM = 2048;
+    /** Datagrams one recvmmsg(2) may return: a burst of publishers' packets costs one syscall, not one each. */
+    static final int RECV_BATCH = 16;
 
     private final EventLoopGroup group;
     private final EventLoopGroup acceptGroup;
@@ -70,8 +77,16 @@ public final class MediaIo implements AutoCloseable {
         boolean epoll = Epoll.isAvailable();
         Class<? extends DatagramChannel> dc = epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
         Class<? extends ServerSocketChannel> sc = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-        udp = new Bootstrap().group(group).channel(dc)
+        Bootstrap ub = new Bootstrap().group(group).channel(dc)
                 .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
+                // pooled direct buffers expose their memory address, so sendmmsg needs no ByteBuffer view per packet
+                .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT);
+        if (epoll) {
+            // recvmmsg: one read buffer split into RECV_BATCH datagram slots (Netty hands each back as a slice)
+            ub.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_DATAGRAM)
+                    .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM * RECV_BATCH));
+        }
+        udp = ub
                 // bound of what waits in user space when the kernel send buffer is full; past it packets drop
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(UDP_HIGH_WATER / 2, UDP_HIGH_WATER))
                 .handler(new UdpInbound())

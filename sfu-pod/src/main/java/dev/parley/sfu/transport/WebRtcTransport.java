@@ -155,7 +155,7 @@ public final class WebRtcTransport {
         if (state != State.CONNECTED || selected == null) return false;
         if (!selected.writable()) { metrics.drop("send_queue_full"); return false; }
         int n = srtpOut.protectRtp(b, off, len);
-        if (n < 0) { metrics.drop("srtp_protect"); return false; }
+        if (n < 0) { metrics.drop(n == SrtpContext.ERR_NONCE_REUSE ? "srtp_nonce_reuse" : "srtp_protect"); return false; }
         if (!selected.send(b, off, n)) { metrics.drop("send_queue_full"); return false; }
         metrics.egressBytes.add(n);
         lastRtpWireLength = n;

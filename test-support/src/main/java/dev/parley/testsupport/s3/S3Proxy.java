@@ -21,6 +21,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -55,6 +56,9 @@ public final class S3Proxy implements AutoCloseable {
     private final String bucket;
     private final Path root;
     private final Backend backend;
+    /** s3proxy's temporary name for an object being written: {@code <key>-<random uuid>}. */
+    private static final Pattern UNFINISHED_WRITE =
+            Pattern.compile(".*-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     private Process process;
 
     private S3Proxy(Path jar, int port, String bucket, Path root, Backend backend) {
@@ -118,8 +122,31 @@ public final class S3Proxy implements AutoCloseable {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException("s3proxy is already running");
         }
+        if (backend == Backend.FILESYSTEM) {
+            removeUnfinishedWrites(dataDirectory());
+        }
         process = launch();
         awaitReady(Duration.ofSeconds(60));
+    }
+
+    /**
+     * A PUT in flight when {@link #stop()} killed the process leaves its temporary file ({@code <key>-<uuid>},
+     * written before the atomic rename and lacking the ETag attribute); s3proxy then fails every listing of that
+     * bucket with 500. Real S3 PUTs are atomic (an interrupted one leaves nothing), so the restarted proxy must
+     * not see these files either.
+     */
+    private static void removeUnfinishedWrites(Path data) {
+        if (!Files.isDirectory(data)) {
+            return;
+        }
+        try (var files = Files.walk(data)) {
+            for (Path f : files.filter(Files::isRegularFile)
+                    .filter(f -> UNFINISHED_WRITE.matcher(f.getFileName().toString()).matches()).toList()) {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Stops the process (SIGTERM): the port refuses connections until {@link #restart()}. */
@@ -139,6 +166,11 @@ public final class S3Proxy implements AutoCloseable {
             p.destroyForcibly();
         }
         process = null;
+    }
+
+    /** Where the filesystem backend keeps buckets (one directory each); for tests of this class. */
+    Path dataDirectory() {
+        return root.resolve("data");
     }
 
     public synchronized boolean isRunning() {

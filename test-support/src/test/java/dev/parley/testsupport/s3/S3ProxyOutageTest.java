@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parley.testsupport.net.FreePorts;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -36,6 +39,25 @@ class S3ProxyOutageTest {
                     .isEqualTo("segment-1");
             assertThat(client.listObjectsV2(b -> b.bucket("segments")).contents())
                     .extracting(o -> o.key()).containsExactly("m-1/seg-0001.webm");
+        }
+    }
+
+    @Test
+    void aWriteCutOffByTheOutageLeavesNothingBehind() throws Exception {
+        try (S3Client before = client()) {
+            before.putObject(b -> b.bucket("segments").key("m-2/manifest.json"), RequestBody.fromString("v1"));
+        }
+        s3.proxy().stop();
+        // What a PUT in flight at SIGTERM leaves: s3proxy's temporary file, never renamed, without its ETag.
+        Path dir = s3.proxy().dataDirectory().resolve("segments").resolve("m-2");
+        Files.writeString(dir.resolve("manifest.json-" + UUID.randomUUID()), "v2-half-writ");
+
+        s3.proxy().restart();
+        try (S3Client after = client()) {
+            assertThat(after.listObjectsV2(b -> b.bucket("segments").prefix("m-2/")).contents())
+                    .extracting(o -> o.key()).containsExactly("m-2/manifest.json");
+            assertThat(after.getObjectAsBytes(b -> b.bucket("segments").key("m-2/manifest.json")).asUtf8String())
+                    .isEqualTo("v1");
         }
     }
 

@@ -1,13 +1,18 @@
 package dev.parley.turn.metrics;
 
+import io.netty.util.concurrent.FastThreadLocal;
+
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * Counters for the relay, exposed in Prometheus text format. Hot-path counters are {@link LongAdder}s (no lock, no
- * allocation per increment). Labels are fixed enums: never usernames, addresses or anything a client chooses.
+ * Counters for the relay, exposed in Prometheus text format. The per-packet relay counters are per thread
+ * ({@link RelayCounters}, summed when read); the others are {@link LongAdder}s (no lock, no allocation per increment).
+ * Labels are fixed enums: never usernames, addresses or anything a client chooses.
  */
 public final class TurnMetrics {
     public enum AuthFailure { MISSING_INTEGRITY, BAD_REQUEST, STALE_NONCE, EXPIRED, BAD_INTEGRITY, WRONG_CREDENTIALS, MALFORMED_USERNAME, WRONG_REALM }
@@ -16,10 +21,25 @@ public final class TurnMetrics {
 
     public enum Quota { PER_USER, TOTAL, PORTS, BANDWIDTH }
 
-    public final LongAdder packetsClientToPeer = new LongAdder();
-    public final LongAdder bytesClientToPeer = new LongAdder();
-    public final LongAdder packetsPeerToClient = new LongAdder();
-    public final LongAdder bytesPeerToClient = new LongAdder();
+    /** A counter summed over threads. */
+    @FunctionalInterface
+    public interface Total {
+        long sum();
+    }
+
+    private final List<RelayCounters> relayCounters = new CopyOnWriteArrayList<>();
+    private final FastThreadLocal<RelayCounters> relayCountersOfThread = new FastThreadLocal<>() {
+        @Override
+        protected RelayCounters initialValue() {
+            RelayCounters c = new RelayCounters();
+            relayCounters.add(c); // kept after the thread ends, so totals never go down
+            return c;
+        }
+    };
+    public final Total packetsClientToPeer = () -> relayCounters.stream().mapToLong(RelayCounters::packetsClientToPeer).sum();
+    public final Total bytesClientToPeer = () -> relayCounters.stream().mapToLong(RelayCounters::bytesClientToPeer).sum();
+    public final Total packetsPeerToClient = () -> relayCounters.stream().mapToLong(RelayCounters::packetsPeerToClient).sum();
+    public final Total bytesPeerToClient = () -> relayCounters.stream().mapToLong(RelayCounters::bytesPeerToClient).sum();
     public final LongAdder allocationsCreated = new LongAdder();
     public final LongAdder channelBinds = new LongAdder();
     public final LongAdder dataIndications = new LongAdder();
@@ -48,6 +68,11 @@ public final class TurnMetrics {
         for (Quota q : Quota.values()) {
             quotaRefusals.put(q, new LongAdder());
         }
+    }
+
+    /** The relay counters of the calling thread (an event loop); increment them only from that thread. */
+    public RelayCounters relayCounters() {
+        return relayCountersOfThread.get();
     }
 
     public void gauges(LongSupplier allocations, LongSupplier permissions, LongSupplier channels, LongSupplier draining) {

@@ -70,8 +70,7 @@ public final class RelayPath {
         }
         Channel relay = a.relay();
         relay.write(new DatagramPacket(frame.retainedSlice(r + ChannelData.HEADER_LENGTH, len), peer), relay.voidPromise());
-        metrics.packetsClientToPeer.increment();
-        metrics.bytesClientToPeer.add(len);
+        metrics.relayCounters().clientToPeer(len);
         return relay;
     }
 
@@ -83,8 +82,7 @@ public final class RelayPath {
         }
         Channel relay = a.relay();
         relay.write(new DatagramPacket(src.retainedSlice(index, len), peer), relay.voidPromise());
-        metrics.packetsClientToPeer.increment();
-        metrics.bytesClientToPeer.add(len);
+        metrics.relayCounters().clientToPeer(len);
         return relay;
     }
 
@@ -132,8 +130,7 @@ public final class RelayPath {
             metrics.dataIndications.increment();
         }
         client.write(out);
-        metrics.packetsPeerToClient.increment();
-        metrics.bytesPeerToClient.add(len);
+        metrics.relayCounters().peerToClient(len);
         return true;
     }
 

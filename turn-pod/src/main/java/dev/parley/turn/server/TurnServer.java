@@ -132,7 +132,7 @@ public final class TurnServer {
     private InetSocketAddress bindUdpAndTcp(List<EventLoop> eventLoops, int udpSockets) throws InterruptedException {
         InetSocketAddress bind = new InetSocketAddress(config.bindAddress(), config.port());
         for (int i = 0; i < udpSockets; i++) {
-            Bootstrap b = new Bootstrap().group(eventLoops.get(i)).channel(transport.datagram())
+            Bootstrap b = new Bootstrap().group(eventLoops.get(i)).channelFactory(transport.datagram(bind.getAddress()))
                     .option(ChannelOption.SO_RCVBUF, 4 << 20).option(ChannelOption.SO_SNDBUF, 4 << 20)
                     .handler(new UdpListenerHandler(requests, relayPath, metrics));
             if (transport.epoll) {
@@ -177,13 +177,14 @@ public final class TurnServer {
 
     private void bindRelay(Allocation a, int relayPort, java.util.function.Consumer<Channel> onBound,
                            java.util.function.Consumer<Throwable> onFailed) {
-        new Bootstrap().group(a.loop()).channel(transport.datagram())
+        InetSocketAddress relayBind = new InetSocketAddress(a.ipv6() ? config.relayAddress6() : config.relayAddress(), relayPort);
+        new Bootstrap().group(a.loop()).channelFactory(transport.datagram(relayBind.getAddress()))
                 .option(ChannelOption.SO_RCVBUF, 1 << 20).option(ChannelOption.SO_SNDBUF, 1 << 20)
                 // one datagram per read: a relay socket usually has one packet waiting, and reading on until EAGAIN
                 // costs a second syscall per packet; anything left is reported again by epoll
                 .option(ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_DATAGRAM).maxMessagesPerRead(1))
                 .handler(new RelayHandler(a, relayPath))
-                .bind(new InetSocketAddress(a.ipv6() ? config.relayAddress6() : config.relayAddress(), relayPort))
+                .bind(relayBind)
                 .addListener((ChannelFuture f) -> {
                     if (f.isSuccess()) {
                         onBound.accept(f.channel());

@@ -1,4 +1,4 @@
-package dev.parley.e2e.web;
+package dev.parley.e2e.process;
 
 import java.io.IOException;
 import java.net.URI;
@@ -9,13 +9,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One pod jar ({@code java -jar}) started as a real process with its configuration in environment
- * variables (docs/configuration.md). Output goes to {@code target/platform-logs/<name>.log}; the process
- * can be killed with SIGKILL to simulate a crash.
+ * variables (docs/configuration.md). Output goes to {@code <logDir>/<name>.log} (default
+ * {@code target/platform-logs}); the process can be killed with SIGKILL to simulate a crash.
  */
-final class PodProcess implements AutoCloseable {
+public final class PodProcess implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
     private final String name;
     private final Process process;
@@ -27,10 +28,13 @@ final class PodProcess implements AutoCloseable {
         this.log = log;
     }
 
-    static PodProcess start(String name, Path jar, Map<String, String> env) throws IOException {
-        Path logs = Path.of("target", "platform-logs");
-        Files.createDirectories(logs);
-        Path log = logs.resolve(name + ".log");
+    public static PodProcess start(String name, Path jar, Map<String, String> env) throws IOException {
+        return start(name, jar, env, Path.of("target", "platform-logs"));
+    }
+
+    public static PodProcess start(String name, Path jar, Map<String, String> env, Path logDir) throws IOException {
+        Files.createDirectories(logDir);
+        Path log = logDir.resolve(name + ".log");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java, "-Xmx384m", "-XX:+UseSerialGC", "-jar", jar.toAbsolutePath().toString())
             .redirectErrorStream(true)
@@ -40,7 +44,7 @@ final class PodProcess implements AutoCloseable {
     }
 
     /** Waits until {@code url} answers 200, failing early (with the log tail) if the process died. */
-    void awaitReady(String url, Duration timeout) throws Exception {
+    public void awaitReady(String url, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
@@ -60,25 +64,30 @@ final class PodProcess implements AutoCloseable {
         throw new IllegalStateException(name + " not ready at " + url + " within " + timeout + ":\n" + tail());
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process.isAlive();
     }
 
     /** SIGKILL: the pod disappears without any goodbye, as in a crash. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor();
     }
 
-    String tail() {
+    /** The exit code, or -1 if still running after {@code seconds}. */
+    public int waitFor(long seconds) throws InterruptedException {
+        return process.waitFor(seconds, TimeUnit.SECONDS) ? process.exitValue() : -1;
+    }
+
+    public String tail() {
         try {
             String all = Files.readString(log);
             return all.length() > 4000 ? all.substring(all.length() - 4000) : all;
@@ -92,7 +101,7 @@ final class PodProcess implements AutoCloseable {
         if (process.isAlive()) {
             process.destroy();
             try {
-                if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
                     process.destroyForcibly();
                     process.waitFor();
                 }

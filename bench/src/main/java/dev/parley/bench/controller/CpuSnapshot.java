@@ -1,0 +1,107 @@
+package dev.parley.bench.controller;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * CPU time of the controller process split by what its threads do (read from {@code /proc/PID/task/*}: thread
+ * name and utime+stime), plus the CPU of this benchmark's PostgreSQL and etcd child processes. CPU time, unlike
+ * joins per wall-clock second, stays meaningful on a machine shared with other work.
+ */
+record CpuSnapshot(Map<String, Long> controllerMillis, long postgresMillis, long etcdMillis) {
+    /** Thread-name prefixes (as {@code comm} shows them, at most 15 characters) → category. */
+    private static final String[][] CATEGORIES = {
+            {"C1 CompilerThre", "JIT compiler"}, {"C2 CompilerThre", "JIT compiler"},
+            {"GC Thread", "GC"}, {"G1 ", "GC"},
+            {"default-eventLo", "HTTP server event loops (Netty)"},
+            {"ForkJoinPool-", "request handlers (virtual threads: routing, SQL, signing)"},
+            {"HttpClient-", "SFU grant pushes (JDK HttpClient)"},
+            {"vert.x-eventloo", "etcd client"}, {"jetcd-", "etcd client"}, {"grpc-", "etcd client"},
+    };
+    private static final long TICK_MS = 10; // USER_HZ = 100 on Linux
+
+    static CpuSnapshot take(ProcessHandle controller, int postgresPort) {
+        Map<String, Long> byCat = new LinkedHashMap<>();
+        for (String[] c : CATEGORIES) {
+            byCat.put(c[1], 0L);
+        }
+        byCat.put("other threads", 0L);
+        Path tasks = Path.of("/proc", Long.toString(controller.pid()), "task");
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(tasks)) {
+            for (Path t : ds) {
+                try {
+                    String comm = Files.readString(t.resolve("comm")).strip();
+                    long ms = ticks(Files.readString(t.resolve("stat"))) * TICK_MS;
+                    byCat.merge(category(comm), ms, Long::sum);
+                } catch (IOException threadGone) {
+                    // a thread that ended between listing and reading: its time is in no category
+                }
+            }
+        } catch (IOException e) {
+            // not Linux: the whole process only
+            byCat.put("other threads", controller.info().totalCpuDuration().map(d -> d.toMillis()).orElse(0L));
+        }
+        long[] pgEtcd = new long[2];
+        // pg_ctl daemonizes the postmaster: find it by its port among all processes, then count its backends
+        ProcessHandle.allProcesses().filter(p -> p.info().command().orElse("").endsWith("/postgres")
+                        && p.info().arguments().map(a -> String.join(" ", a).contains(Integer.toString(postgresPort))).orElse(false))
+                .forEach(pm -> {
+                    pgEtcd[0] += cpuMillis(pm);
+                    pm.descendants().forEach(b -> pgEtcd[0] += cpuMillis(b));
+                });
+        ProcessHandle.current().descendants().filter(p -> p.info().command().orElse("").endsWith("etcd"))
+                .forEach(p -> pgEtcd[1] += cpuMillis(p));
+        return new CpuSnapshot(byCat, pgEtcd[0], pgEtcd[1]);
+    }
+
+    private static long cpuMillis(ProcessHandle p) {
+        return p.info().totalCpuDuration().map(d -> d.toMillis()).orElse(0L);
+    }
+
+    private static String category(String comm) {
+        for (String[] c : CATEGORIES) {
+            if (comm.startsWith(c[0])) {
+                return c[1];
+            }
+        }
+        return "other threads";
+    }
+
+    /** utime + stime from /proc/.../stat (fields 14 and 15; the name in parentheses may contain spaces). */
+    private static long ticks(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    }
+
+    CpuSnapshot minus(CpuSnapshot before) {
+        Map<String, Long> d = new LinkedHashMap<>();
+        controllerMillis.forEach((k, v) -> d.put(k, v - before.controllerMillis.getOrDefault(k, 0L)));
+        return new CpuSnapshot(d, postgresMillis - before.postgresMillis, etcdMillis - before.etcdMillis);
+    }
+
+    long controllerTotal() {
+        return controllerMillis.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    String report(long joins) {
+        StringBuilder sb = new StringBuilder();
+        long total = controllerTotal();
+        long jit = controllerMillis.getOrDefault("JIT compiler", 0L);
+        double per1000 = joins == 0 ? 0 : total / (double) joins; // ms per join == s per 1000 joins
+        sb.append(String.format("controller CPU: %.1f s for %d joins = %.2f CPU-s per 1000 joins (%.2f ms per join; incl."
+                        + " its share of meeting create/host join/revoke and the 1 s grant renewals) -> ~%.0f joins/s per"
+                        + " fully available core%n", total / 1000.0, joins, per1000, per1000,
+                total == 0 ? 0 : joins * 1000.0 / total));
+        sb.append(String.format("controller CPU without JIT compilation: %.2f CPU-s per 1000 joins -> ~%.0f joins/s per core%n",
+                joins == 0 ? 0 : (total - jit) / (double) joins, total - jit <= 0 ? 0 : joins * 1000.0 / (total - jit)));
+        controllerMillis.forEach((k, v) -> sb.append(String.format("  controller CPU %-58s %6.2f CPU-s/1000 joins (%4.1f %%)%n",
+                k, joins == 0 ? 0 : v / (double) joins, total == 0 ? 0 : v * 100.0 / total)));
+        sb.append(String.format("PostgreSQL CPU: %.2f CPU-s per 1000 joins; etcd CPU: %.2f CPU-s per 1000 joins%n",
+                joins == 0 ? 0 : postgresMillis / (double) joins, joins == 0 ? 0 : etcdMillis / (double) joins));
+        return sb.toString();
+    }
+}
