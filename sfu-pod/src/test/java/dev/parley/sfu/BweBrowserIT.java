@@ -97,7 +97,7 @@ class BweBrowserIT {
                                 .isBetween(1, 320);
                     });
             long slowFrames = frames(slow);
-            await().atMost(Duration.ofSeconds(10)).until(() -> frames(slow) > slowFrames + 20);   // and it plays
+            await().atMost(Duration.ofSeconds(20)).until(() -> frames(slow) > slowFrames + 10);   // and it plays
             int topWidth = maxWidth(fast);
             JsonNode cc = participant(meeting, "slow").path("congestion_control");
             System.out.printf("300 kbps: slow estimate %d bps, budget %d; fast width %d%n", cc.path("estimate_bps").asLong(),
@@ -128,7 +128,7 @@ class BweBrowserIT {
                 System.out.print("climb timeline:\n" + timeline);
             }
             double climbSeconds = (System.nanoTime() - liftedAt) / 1e9;
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(500))
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500))
                     .untilAsserted(() -> assertThat(maxWidth(slow)).isEqualTo(topWidth));
             int switchesClimb = layer(meeting, "slow").path("layer_switches").asInt() - switchesBefore;
             System.out.printf("lifted: top layer after %.1f s, %d layer switches%n", climbSeconds, switchesClimb);

@@ -103,7 +103,7 @@ public final class SfuLoadBench {
                     for (Publisher p : pubs) p.tick(tick);
                     if (tick % 500 == 0) {
                         for (Publisher p : pubs) p.transport.check();
-                        for (Subscriber s : subs) s.transport.check();
+                        for (Subscriber s : subs) { s.transport.check(); s.remb(); }
                     }
                     tick++;
                     next += 10_000_000L;

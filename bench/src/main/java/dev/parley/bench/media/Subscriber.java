@@ -26,6 +26,28 @@ final class Subscriber implements ClientTransport.MediaSink {
         this.latencyMicros = latencyMicros;
     }
 
+    /**
+     * {@code -Dbench.twcc=true}: offer transport-wide-cc, so the SFU runs its per-subscriber congestion control
+     * (transport seq on every packet, send history, allocator) for these subscribers; they send no feedback, so
+     * the feedback-processing share is measured separately by bench.bwe.BweCpuCost.
+     */
+    static final boolean TWCC = Boolean.getBoolean("bench.twcc");
+    private static final String TWCC_LINE = TWCC
+            ? "a=extmap:5 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01\r\n" : "";
+
+    /**
+     * With {@link #TWCC}: a REMB of 10 Mbit/s (sent with each consent check) so the SFU's estimator, which gets no
+     * transport-cc feedback from this client, lets the allocator forward the same layer as without congestion
+     * control: the comparison is then about the per-packet and per-subscriber work only.
+     */
+    void remb() {
+        if (!TWCC || transport == null || transport.tx == null) return;
+        byte[] b = new byte[128];
+        int n = dev.parley.media.rtcp.Rtcp.writeRemb(b, 0, 1, 10_000_000, new int[]{1}, 1);
+        n = transport.tx.protectRtcp(b, 0, n);
+        if (n > 0) transport.send(b, 0, n);
+    }
+
     String offer(ClientTransport t) {
         String tl = t.transportLines();
         StringBuilder sb = new StringBuilder("v=0\r\no=- 2 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE");
@@ -33,10 +55,12 @@ final class Subscriber implements ClientTransport.MediaSink {
         sb.append("\r\n");
         for (int i = 0; i < slots; i++) {
             sb.append("m=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\n").append(tl).append("a=mid:").append(2 * i)
-                    .append("\r\na=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid\r\na=recvonly\r\na=rtpmap:111 opus/48000/2\r\n");
+                    .append("\r\na=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid\r\n").append(TWCC_LINE)
+                    .append("a=recvonly\r\na=rtpmap:111 opus/48000/2\r\n");
             // RTX offered as browsers do (the SFU then may pick SRTP AES-GCM for this connection); never NACKed here
             sb.append("m=video 9 UDP/TLS/RTP/SAVPF 96 97\r\nc=IN IP4 0.0.0.0\r\n").append(tl).append("a=mid:").append(2 * i + 1)
-                    .append("\r\na=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid\r\na=recvonly\r\na=rtpmap:96 VP8/90000\r\n")
+                    .append("\r\na=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid\r\n").append(TWCC_LINE)
+                    .append("a=recvonly\r\na=rtpmap:96 VP8/90000\r\n")
                     .append("a=rtcp-fb:96 nack\r\na=rtcp-fb:96 nack pli\r\na=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\n");
         }
         return sb.toString();
