@@ -14,7 +14,9 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -109,6 +111,25 @@ public final class EtcdRegistry implements LoadSource, RegistryEditor, RecorderP
             LOG.warn("unreadable runner key of recording {}: {}", jobId, e.getMessage());
             return Optional.empty();
         }
+    }
+
+    @Override
+    public List<RecordingRequest> requests() {
+        String prefix = RegistryKeys.recordingsPrefix();
+        GetResponse r = await(client.getKVClient().get(bytes(prefix), GetOption.builder().isPrefix(true).build()));
+        List<RecordingRequest> out = new ArrayList<>();
+        for (KeyValue kv : r.getKvs()) {
+            String key = kv.getKey().toString(StandardCharsets.UTF_8);
+            if (!key.endsWith("/request")) {
+                continue;
+            }
+            try {
+                out.add(RegistryJson.parseRequest(kv.getValue().getBytes()));
+            } catch (java.io.IOException e) {
+                LOG.warn("ignoring unreadable recording request {}: {}", key, e.getMessage());
+            }
+        }
+        return out;
     }
 
     @Override
