@@ -14,6 +14,6 @@ for r in $(seq 1 "$ROUNDS"); do
     echo "=== round $r: $jar (load: $(cut -d' ' -f1-3 /proc/loadavg))"
     "$JAVA_HOME/bin/java" -cp "bench/target/classes:$CP" dev.parley.bench.controller.ControllerLoadBenchmark \
       "$jar" "$SECS" "$WORKERS" "$ATT" "$WARM" 2>&1 \
-      | grep -E '^(joins|  [a-z_]+ |controller CPU|  authorization_enforcement_lag_seconds\{|PostgreSQL)' || true
+      | grep -E '^(joins|  [a-z_]+ |controller CPU|  authorization_enforcement_lag_seconds\{|PostgreSQL|benchmark failed)' || true
   done
 done

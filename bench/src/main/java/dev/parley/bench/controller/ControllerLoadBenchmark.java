@@ -57,7 +57,19 @@ public final class ControllerLoadBenchmark {
     private ControllerLoadBenchmark() {
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            bench(args);
+        } catch (Throwable t) {
+            // never hang on a non-daemon thread after a failed start (compare.sh runs several jars in a row)
+            System.out.println("benchmark failed: " + t);
+            t.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    static void bench(String[] args) throws Exception {
         ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
                 .setLevel(ch.qos.logback.classic.Level.WARN);
         Path jar = Path.of(args.length > 0 ? args[0] : "controller-pod/target/controller-pod.jar");
@@ -135,7 +147,6 @@ public final class ControllerLoadBenchmark {
                 controller.waitFor(10, TimeUnit.SECONDS);
             }
         }
-        System.exit(0);
     }
 
     /** Committed transactions of the bench database so far (autocommit statements count as one each). */

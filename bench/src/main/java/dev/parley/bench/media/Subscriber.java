@@ -34,9 +34,10 @@ final class Subscriber implements ClientTransport.MediaSink {
         for (int i = 0; i < slots; i++) {
             sb.append("m=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\n").append(tl).append("a=mid:").append(2 * i)
                     .append("\r\na=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid\r\na=recvonly\r\na=rtpmap:111 opus/48000/2\r\n");
-            sb.append("m=video 9 UDP/TLS/RTP/SAVPF 96\r\nc=IN IP4 0.0.0.0\r\n").append(tl).append("a=mid:").append(2 * i + 1)
+            // RTX offered as browsers do (the SFU then may pick SRTP AES-GCM for this connection); never NACKed here
+            sb.append("m=video 9 UDP/TLS/RTP/SAVPF 96 97\r\nc=IN IP4 0.0.0.0\r\n").append(tl).append("a=mid:").append(2 * i + 1)
                     .append("\r\na=extmap:4 urn:ietf:params:rtp-hdrext:sdes:mid\r\na=recvonly\r\na=rtpmap:96 VP8/90000\r\n")
-                    .append("a=rtcp-fb:96 nack\r\na=rtcp-fb:96 nack pli\r\n");
+                    .append("a=rtcp-fb:96 nack\r\na=rtcp-fb:96 nack pli\r\na=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\n");
         }
         return sb.toString();
     }

@@ -31,11 +31,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -61,6 +63,13 @@ public final class GrantService {
     private final Timer enforcementLag;
     private final Counter released;
     private final Map<UUID, MeetingGrants> meetings = new ConcurrentHashMap<>();
+    /**
+     * Renewal requests in flight at once. A renewal round is one request per owned meeting; sent all at once
+     * it queued a command's push (a revocation) behind hundreds of renewals. Pushes after a commit take no slot.
+     */
+    static final int RENEWALS_IN_FLIGHT = 32;
+    static final long RENEWAL_SLOT_WAIT_MS = 2000;
+    private final Semaphore renewalSlots = new Semaphore(RENEWALS_IN_FLIGHT);
     private final ScheduledExecutorService exec = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "grant-renewal");
         t.setDaemon(true);
@@ -300,19 +309,29 @@ public final class GrantService {
     private void renewAll() {
         try {
             for (Map.Entry<UUID, MeetingGrants> e : meetings.entrySet()) {
-                push(e.getKey(), e.getValue());
+                // the slot is taken BEFORE push computes ttl and the expiry bound, so waiting for it never
+                // makes a grant outlive what we recorded
+                if (!renewalSlots.tryAcquire(RENEWAL_SLOT_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                    LOG.warn("grant renewal round cut short: {} renewals still in flight", RENEWALS_IN_FLIGHT);
+                    return;
+                }
+                push(e.getKey(), e.getValue()).whenComplete((r, t) -> renewalSlots.release());
                 checkPending(e.getKey(), e.getValue());
             }
+        } catch (InterruptedException stop) {
+            Thread.currentThread().interrupt();
         } catch (RuntimeException ex) {
             LOG.warn("grant renewal round failed", ex);
         }
     }
 
-    private void push(UUID meetingId, MeetingGrants g) {
+    /** Pushes the meeting's grants to its SFUs; completes when every SFU answered (or the push failed). */
+    private CompletableFuture<Void> push(UUID meetingId, MeetingGrants g) {
         long ttl = ttlNow();
         if (ttl <= 0) {
-            return; // lease in doubt: let every grant run out
+            return CompletableFuture.completedFuture(null); // lease in doubt: let every grant run out
         }
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
         Map<String, List<Grant>> bySfu = new HashMap<>();
         Map<String, List<PartState>> statesBySfu = new HashMap<>();
         long now = System.nanoTime();
@@ -337,7 +356,7 @@ public final class GrantService {
                 continue; // SFU gone: its grants expire on their own
             }
             PutGrantsRequest req = new PutGrantsRequest(meetingId.toString(), g.epoch, e.getValue());
-            sfus.putGrants(sfu.internalUrl(), req).thenAccept(res -> {
+            sent.add(sfus.putGrants(sfu.internalUrl(), req).thenAccept(res -> {
                 if (res.ok()) {
                     selector.markReachable(sfu.pod());
                     onAcks(meetingId, g, sfu, res.body().acks());
@@ -352,8 +371,9 @@ public final class GrantService {
                 } else {
                     LOG.debug("grant push to {} failed: {} {}", sfu.pod(), res.status(), res.error());
                 }
-            });
+            }));
         }
+        return CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
     }
 
     private void onAcks(UUID meetingId, MeetingGrants g, SfuEntry sfu, List<GrantAck> acks) {

@@ -54,6 +54,36 @@ class TicketTest {
     }
 
     @Test
+    void claimsNeedingJsonEscapesRoundTripAndHeaderIsTheDocumentedOne() throws Exception {
+        String dk = "dk \"quoted\" \\ back\nslash \u00e9\u4e2d\u0001";
+        var t = signer.issue("m\"1", "p1", Long.MAX_VALUE, "sfu-a", dk, Duration.ofSeconds(30));
+        ConnectTicketClaims c = verifier().verifyAndConsume(t.token(), "sfu-a");
+        assertThat(c).isEqualTo(t.claims());
+        assertThat(c.dk()).isEqualTo(dk);
+        assertThat(c.gen()).isEqualTo(Long.MAX_VALUE);
+        var jwt = com.nimbusds.jwt.SignedJWT.parse(t.token());
+        assertThat(jwt.getHeader().getAlgorithm()).isEqualTo(com.nimbusds.jose.JWSAlgorithm.ES256);
+        assertThat(jwt.getHeader().getType()).isEqualTo(TicketSigner.TYPE);
+        assertThat(jwt.getJWTClaimsSet().getIssueTime()).isNotNull();
+    }
+
+    @Test
+    void concurrentIssuersShareThePooledSignaturesSafely() throws Exception {
+        TicketVerifier v = verifier();
+        java.util.List<java.util.concurrent.Future<ConnectTicketClaims>> fs = new java.util.ArrayList<>();
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(8)) {
+            for (int i = 0; i < 200; i++) {
+                String pid = "p" + i;
+                fs.add(pool.submit(() -> v.verifyAndConsume(
+                        signer.issue("m1", pid, 1, "sfu-a", "dk", Duration.ofSeconds(30)).token(), "sfu-a")));
+            }
+            for (int i = 0; i < fs.size(); i++) {
+                assertThat(fs.get(i).get().pid()).isEqualTo("p" + i);
+            }
+        }
+    }
+
+    @Test
     void lifetimeIsCappedAtThirtySeconds() {
         var t = signer.issue("m1", "p1", 1, "sfu-a", "dk", Duration.ofMinutes(10));
         assertThat(t.claims().exp() - Instant.now().getEpochSecond()).isBetween(28L, 30L);

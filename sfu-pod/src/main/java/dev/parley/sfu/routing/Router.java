@@ -58,6 +58,8 @@ public final class Router implements PacketHandler, TransportListener {
     private static final int MAX_STREAMS_PER_PUBLISHER = 32;
     /** Preference order: AES-GCM (one AES-NI/CLMUL pass) costs well under half of AES-CM + HMAC-SHA1 per packet. */
     static final List<SrtpProfile> PROFILES = List.of(SrtpProfile.AEAD_AES_128_GCM, SrtpProfile.AES128_CM_HMAC_SHA1_80);
+    /** For subscribers without RTX: a NACK is answered with the cached packet itself, which GCM may not seal twice. */
+    static final List<SrtpProfile> CM_FIRST = List.of(SrtpProfile.AES128_CM_HMAC_SHA1_80, SrtpProfile.AEAD_AES_128_GCM);
 
     public record Endpoint(String address, int udpPort, int tcpPort) {}
 
@@ -201,7 +203,7 @@ public final class Router implements PacketHandler, TransportListener {
             }
         } else {
             if (existing != null) closeTransport(existing, null);
-            t = new WebRtcTransport(UUID.randomUUID().toString(), loop, io, certificate, PROFILES, local,
+            t = new WebRtcTransport(UUID.randomUUID().toString(), loop, io, certificate, srtpProfiles(publish, r.media()), local,
                     r.remoteUfrag(), r.remoteFingerprint(), metrics, this);
             byUfrag.put(local.ufrag(), t);
             owners.put(t, p);
@@ -217,6 +219,12 @@ public final class Router implements PacketHandler, TransportListener {
         if (publish) applyPublishPlan(p, r.media(), eventsUrl, generation);
         else applySubscribePlan(p, r.media());
         return new TransportResult(t.id(), r.answer(), publish ? List.of() : assignments(p));
+    }
+
+    /** GCM first unless this is a subscribe connection with video that retransmits without RTX (see CM_FIRST). */
+    static List<SrtpProfile> srtpProfiles(boolean publish, List<MediaPlan> plans) {
+        if (!publish) for (MediaPlan m : plans) if (m.accepted() && m.isVideo() && m.rtxPayloadType() == 0) return CM_FIRST;
+        return PROFILES;
     }
 
     private void applyPublishPlan(Participant p, List<MediaPlan> plans, String eventsUrl, long generation) {
