@@ -7,6 +7,7 @@ import dev.parley.operator.reconcile.OwnedResources;
 import dev.parley.operator.reconcile.PodFactory;
 import dev.parley.operator.reconcile.PoolReconcile;
 import dev.parley.operator.reconcile.RecordingJobReconciler;
+import dev.parley.operator.reconcile.RecordingRequestBridge;
 import dev.parley.operator.reconcile.SfuPoolReconciler;
 import dev.parley.operator.registry.DrainSignal;
 import dev.parley.operator.registry.LoadSource;
@@ -24,6 +25,7 @@ import java.util.function.Supplier;
 public final class ParleyOperator implements AutoCloseable {
     private final Operator operator;
     private final OperatorMetrics metrics = new OperatorMetrics();
+    private final RecordingRequestBridge requests;
 
     /**
      * @param extra extra JOSDK settings (tests turn server-side apply off for the mock API server)
@@ -47,6 +49,7 @@ public final class ParleyOperator implements AutoCloseable {
         register(new SfuPoolReconciler(pools, pods, owned, config.resync()), config);
         register(new MediaRegionReconciler(client, pools, pods, owned, config.resync()), config);
         register(new RecordingJobReconciler(client, pods, recordings, events, config.resync()), config);
+        requests = new RecordingRequestBridge(client, recordings, config.recordings(), config.resync());
     }
 
     private <P extends io.fabric8.kubernetes.api.model.HasMetadata> void register(
@@ -60,6 +63,7 @@ public final class ParleyOperator implements AutoCloseable {
 
     public void start() {
         operator.start();
+        requests.start();
     }
 
     /** Prometheus metrics of this operator instance ({@code /metrics} on the health port). */
@@ -73,6 +77,7 @@ public final class ParleyOperator implements AutoCloseable {
 
     @Override
     public void close() {
+        requests.close();
         operator.stop();
     }
 }

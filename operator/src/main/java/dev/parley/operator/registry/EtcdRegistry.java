@@ -14,7 +14,10 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -29,6 +32,8 @@ public final class EtcdRegistry implements LoadSource, RegistryEditor, RecorderP
     private static final long TIMEOUT_MS = 3000;
 
     private final Client client;
+    /** Unreadable request keys already logged, with the mod revision logged (only the polling thread uses it). */
+    private volatile Map<String, Long> warnedRequests = Map.of();
 
     public EtcdRegistry(Client client) {
         this.client = client;
@@ -109,6 +114,31 @@ public final class EtcdRegistry implements LoadSource, RegistryEditor, RecorderP
             LOG.warn("unreadable runner key of recording {}: {}", jobId, e.getMessage());
             return Optional.empty();
         }
+    }
+
+    @Override
+    public List<RecordingRequest> requests() {
+        String prefix = RegistryKeys.recordingsPrefix();
+        GetResponse r = await(client.getKVClient().get(bytes(prefix), GetOption.builder().isPrefix(true).build()));
+        List<RecordingRequest> out = new ArrayList<>();
+        Map<String, Long> unreadable = new HashMap<>();
+        for (KeyValue kv : r.getKvs()) {
+            String key = kv.getKey().toString(StandardCharsets.UTF_8);
+            if (!key.endsWith("/request")) {
+                continue;
+            }
+            try {
+                out.add(RegistryJson.parseRequest(kv.getValue().getBytes()));
+            } catch (java.io.IOException e) {
+                unreadable.put(key, kv.getModRevision());
+                // once per version of the key, not once per poll
+                if (!Long.valueOf(kv.getModRevision()).equals(warnedRequests.get(key))) {
+                    LOG.warn("ignoring unreadable recording request {}: {}", key, e.getMessage());
+                }
+            }
+        }
+        warnedRequests = unreadable;
+        return out;
     }
 
     @Override

@@ -53,4 +53,16 @@ public final class RegistryJson {
         return new RecorderProgress(n.path("pod").asText(null), n.path("generation").asInt(0),
                 n.hasNonNull("phase") ? n.get("phase").asText() : null, n.path("segments").asLong(0), missing);
     }
+
+    /** A request key's value; the job id, meeting id and region are required. */
+    public static RecordingRequest parseRequest(byte[] json) throws IOException {
+        JsonNode n = MAPPER.readTree(json);
+        String job = n.path("job_id").asText("");
+        String meeting = n.path("meeting_id").asText("");
+        if (job.isEmpty() || meeting.isEmpty()) {
+            throw new IOException("job_id and meeting_id are required");
+        }
+        return new RecordingRequest(job, meeting, n.path("tenant_id").asText(null), n.path("region").asText(null),
+                n.path("requested_at").asText(null), n.path("stop_requested").asBoolean(false));
+    }
 }

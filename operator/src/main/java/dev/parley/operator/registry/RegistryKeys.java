@@ -21,6 +21,15 @@ public final class RegistryKeys {
         return ROOT + "/recordings/" + jobId + "/runner";
     }
 
+    /** Parent of every recording job's keys. */
+    public static String recordingsPrefix() {
+        return ROOT + "/recordings/";
+    }
+
+    public static String recordingRequest(String jobId) {
+        return recordingsPrefix() + jobId + "/request";
+    }
+
     public static String meetingOwner(String meetingId) {
         return ROOT + "/meetings/" + meetingId + "/owner";
     }

@@ -43,6 +43,12 @@ public final class RegistryWriter implements AutoCloseable {
                 pod, generation, phase, segments));
     }
 
+    /** The controller's request key of a job (no lease, as the controller writes it). */
+    public void request(String jobId, String json) throws Exception {
+        client.getKVClient().put(ByteSequence.from("/parley/v1/recordings/" + jobId + "/request", StandardCharsets.UTF_8),
+                ByteSequence.from(json, StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS);
+    }
+
     public Optional<String> get(String key) throws Exception {
         var r = client.getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS);
         return r.getKvs().isEmpty() ? Optional.empty() : Optional.of(r.getKvs().get(0).getValue().toString(StandardCharsets.UTF_8));

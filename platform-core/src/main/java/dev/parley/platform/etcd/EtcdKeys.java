@@ -49,6 +49,19 @@ public final class EtcdKeys {
         return ROOT + "/recordings/" + segment(jobId) + "/runner";
     }
 
+    /** Parent of every recording job's keys ({@code runner}, {@code request}). */
+    public static String recordingsPrefix() {
+        return ROOT + "/recordings/";
+    }
+
+    /**
+     * The controller's request for a recorder (docs/recording.md): written while the job is not final, read by
+     * the operator, which creates the job's RecordingJob resource from it. No lease, no secrets.
+     */
+    public static String recordingRequest(String jobId) {
+        return recordingsPrefix() + segment(jobId) + "/request";
+    }
+
     public static ByteSequence bytes(String s) {
         return ByteSequence.from(s, StandardCharsets.UTF_8);
     }
