@@ -16,12 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.io.IOException;
 import java.io.InputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -47,10 +42,10 @@ class BweBrowserIT {
     private static final String SECRET = "test-internal-secret-0123456789";
     private static final String POD = "sfu-bwe-it";
     private final ObjectMapper json = new ObjectMapper();
-    private final HttpClient http = HttpClient.newHttpClient();
     private final ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor();
     private final Map<String, Set<String>> renewed = new ConcurrentHashMap<>();
     private SfuServer sfu;
+    private final SfuInternalCalls internal = new SfuInternalCalls(() -> sfu.internalPort(), SECRET);
     private TicketSigner signer;
     private StaticServer web;
     private Chromium chromium;
@@ -242,20 +237,7 @@ class BweBrowserIT {
     }
 
     private JsonNode call(String method, String path, JsonNode body, int expect) {
-        try {
-            HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + sfu.internalPort() + path))
-                    .header("Authorization", "Bearer " + SECRET).header("Content-Type", "application/json")
-                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                            : HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build();
-            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
-            assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isEqualTo(expect);
-            return r.body().isEmpty() ? json.nullNode() : json.readTree(r.body());
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return internal.call(method, path, body, expect);
     }
 
     private JsonNode stats(Peer p) {

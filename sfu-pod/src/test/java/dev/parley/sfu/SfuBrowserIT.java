@@ -51,6 +51,7 @@ class SfuBrowserIT {
     /** meeting → participant → publish video allowed; removed entries are no longer renewed. */
     private final Map<String, Map<String, Boolean>> renewed = new ConcurrentHashMap<>();
     private SfuServer sfu;
+    private final SfuInternalCalls internal = new SfuInternalCalls(() -> sfu.internalPort(), SECRET);
     private TicketSigner signer;
     private StaticServer web;
     private Chromium chromium;
@@ -413,20 +414,7 @@ class SfuBrowserIT {
     }
 
     private JsonNode call(String method, String path, JsonNode body, int expect) {
-        try {
-            HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + sfu.internalPort() + path))
-                    .header("Authorization", "Bearer " + SECRET).header("Content-Type", "application/json")
-                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                            : HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build();
-            HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
-            assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isEqualTo(expect);
-            return r.body().isEmpty() ? json.nullNode() : json.readTree(r.body());
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return internal.call(method, path, body, expect);
     }
 
     private JsonNode stats(Page page, String pc) {
