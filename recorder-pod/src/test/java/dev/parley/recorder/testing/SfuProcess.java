@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -55,7 +56,7 @@ public final class SfuProcess implements AutoCloseable {
     }
 
     public String metrics() throws IOException, InterruptedException {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(internalUrl() + "/metrics")).build(),
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(internalUrl() + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
     }
 
@@ -77,12 +78,12 @@ public final class SfuProcess implements AutoCloseable {
                 throw new IllegalStateException("SFU exited with " + process.exitValue());
             }
             try {
-                if (http.send(HttpRequest.newBuilder(URI.create(internalUrl() + "/healthz")).build(),
+                if (http.send(HttpRequest.newBuilder(URI.create(internalUrl() + "/healthz")).timeout(Duration.ofSeconds(2)).build(),
                         HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
                     return;
                 }
             } catch (IOException e) {
-                // not listening yet
+                // not listening yet, or listening but not answering yet (the 2 s request timeout): try again
             }
             Thread.sleep(200);
         }
