@@ -1,5 +1,6 @@
 package dev.parley.platform.internal;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -22,4 +23,23 @@ public record SfuEvent(String type, String meetingId, String participantId, long
     public static final String TRACK_UNPUBLISHED = "track_unpublished";
     public static final String ACTIVE_SPEAKERS = "active_speakers";
     public static final String QUALITY = "quality";
+    /**
+     * SFU → the publisher's client (dynacast): which simulcast encodings of one of its video tracks anyone
+     * receives. Data {@code {track_id, mid, max_spatial_layer, active_layers: [bool per layer], rids,
+     * paused, resumed}}; the client sets {@code encodings[i].active}. Targeted at {@code participant_id}.
+     */
+    public static final String PUBLISHER_LAYERS = "publisher_layers";
+    /**
+     * SFU → a subscriber's client: one of its video subscriptions is paused (nothing forwarded) or resumed.
+     * Data {@code {track_id, publisher_id, mid, reason}} (reason {@code bandwidth}). Targeted at {@code participant_id}.
+     */
+    public static final String SUBSCRIPTION_PAUSED = "subscription_paused";
+    public static final String SUBSCRIPTION_RESUMED = "subscription_resumed";
+
+    /** Events meant for {@code participant_id}'s own client only (not the whole meeting). */
+    @JsonIgnore
+    public boolean targeted() {
+        return PUBLISHER_LAYERS.equals(type) || SUBSCRIPTION_PAUSED.equals(type) || SUBSCRIPTION_RESUMED.equals(type)
+                || QUALITY.equals(type);
+    }
 }

@@ -33,6 +33,8 @@ public final class DynacastController {
     }
 
     private final long pauseHoldMs;
+    /** Layers up to this one stay on even when nobody receives the track (-1: everything may pause). */
+    private final int minActiveLayer;
     private final Map<String, PublishedTrack> tracks = new HashMap<>();
     /** subscriber → (track → spatial layer it is forwarded, absent when none) */
     private final Map<String, Map<String, Integer>> needs = new HashMap<>();
@@ -40,7 +42,16 @@ public final class DynacastController {
     private final Map<String, AllocationResult> lastResult = new HashMap<>();
 
     public DynacastController(long pauseHoldMs) {
+        this(pauseHoldMs, -1);
+    }
+
+    /**
+     * @param minActiveLayer layers up to this index are never paused (0 in the SFU: a new subscriber gets a
+     *                       first frame without waiting for the publisher to restart an encoder)
+     */
+    public DynacastController(long pauseHoldMs, int minActiveLayer) {
         this.pauseHoldMs = pauseHoldMs;
+        this.minActiveLayer = minActiveLayer;
     }
 
     /** A publisher started a video track with {@code spatialLayers} encodings (1 for non-simulcast). */
@@ -73,6 +84,15 @@ public final class DynacastController {
         needs.put(subscriberId, m);
     }
 
+    /**
+     * Records what one subscriber needs when it has no allocator result (a subscriber laid out by tile size only,
+     * or one whose allocation the caller interprets itself): track → highest spatial layer it needs.
+     */
+    public void onNeeds(String subscriberId, Map<String, Integer> trackLayers) {
+        lastResult.remove(subscriberId);
+        needs.put(subscriberId, new HashMap<>(trackLayers));
+    }
+
     public void removeSubscriber(String subscriberId) {
         needs.remove(subscriberId);
         lastResult.remove(subscriberId);
@@ -89,7 +109,7 @@ public final class DynacastController {
         List<DynacastDecision> out = new ArrayList<>();
         for (Map.Entry<String, PublishedTrack> e : tracks.entrySet()) {
             PublishedTrack t = e.getValue();
-            int needed = Math.min(neededMax.getOrDefault(e.getKey(), -1), t.layerCount - 1);
+            int needed = Math.min(Math.max(neededMax.getOrDefault(e.getKey(), -1), minActiveLayer), t.layerCount - 1);
             int target = t.activeMax;
             if (needed >= t.activeMax) {
                 t.belowSinceMs = -1;
@@ -110,6 +130,12 @@ public final class DynacastController {
             }
         }
         return out;
+    }
+
+    /** Number of spatial layers of a track (0 for an unknown track). */
+    public int layerCount(String trackId) {
+        PublishedTrack t = tracks.get(trackId);
+        return t == null ? 0 : t.layerCount;
     }
 
     /** Highest spatial layer the publisher is currently told to send, or -2 for an unknown track. */

@@ -13,6 +13,8 @@ public final class Meeting {
     final Map<String, Participant> participants = new LinkedHashMap<>();
     /** Dominant/active speakers from the audio-level extension; evaluated on the media timer. */
     final ActiveSpeakerDetector speakers = new ActiveSpeakerDetector(3);
+    /** Which simulcast layers publishers should send (nobody needs the others). */
+    final MeetingDynacast dynacast = new MeetingDynacast(this);
     /** Owner controller's events URL (the latest one a transport request carried). */
     String eventsUrl;
 

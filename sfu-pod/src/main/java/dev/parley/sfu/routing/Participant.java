@@ -65,6 +65,9 @@ public final class Participant {
     /** TEST ONLY: emulated network path toward this subscriber (null = the real socket directly). */
     EmulatedLink testLink;
 
+    /** What this subscriber's client was told about paused video subscriptions. */
+    final PauseNotices pauseNotices = new PauseNotices();
+
     /** Slot in the meeting's active-speaker detector, or -1 while no audio is published. */
     int speakerSlot = -1;
 

@@ -242,6 +242,7 @@ public final class Router implements PacketHandler, TransportListener {
             PublishedTrack t = new PublishedTrack(p, mp.mid(), mp.isVideo(), mp.codec(), mp.payloadType(), mp.rtxPayloadType(),
                     mp.clockRate(), mp.rids(), mp.ext(ExtensionUris.AUDIO_LEVEL));
             p.tracksByMid.put(mp.mid(), t);
+            p.meeting.dynacast.addTrack(t);
             if (!t.video && t.audioLevelExtId > 0) p.speakerSlot = p.meeting.speakers.register(p.id);
             for (Long s : mp.offeredSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
             for (Long s : mp.offeredRtxSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
@@ -261,6 +262,7 @@ public final class Router implements PacketHandler, TransportListener {
             if (l.rtxSsrc != 0) p.rtxLayersBySsrc.remove(l.rtxSsrc);
         }
         p.tracksByDeclaredSsrc.values().removeIf(x -> x == t);
+        p.meeting.dynacast.removeTrack(t);
         events.publish(eventsUrl, SfuEvent.TRACK_UNPUBLISHED, p.meeting.id, p.id, generation,
                 JsonNodeFactory.instance.objectNode().put("track_id", t.trackId));
     }
@@ -339,6 +341,7 @@ public final class Router implements PacketHandler, TransportListener {
         m.participants.remove(participantId);
         m.grants.remove(participantId);
         m.speakers.unregister(participantId);
+        m.dynacast.removeSubscriber(participantId);
         if (m.participants.isEmpty()) meetings.remove(meetingId);
     }
 
@@ -412,6 +415,7 @@ public final class Router implements PacketHandler, TransportListener {
                     layers.add(lm);
                 }
                 pm.put("video_layers", layers);
+                pm.put("dynacast", m.dynacast.stateOf(p));
                 ps.add(pm);
             }
             mm.put("participants", ps);
@@ -941,6 +945,7 @@ public final class Router implements PacketHandler, TransportListener {
                     }
                 }
                 if (speakerRound) reportSpeakers(m, now);
+                signalClients(m, now);
             }
             keyframes.drainDue(now / 1_000_000, ssrc -> {
                 Layer l = deferredPli.remove((int) ssrc);
@@ -1007,6 +1012,12 @@ public final class Router implements PacketHandler, TransportListener {
             }
         }
         return new SfuMetrics.SubscriberSnapshot(buckets, sum, count, layers, idle);
+    }
+
+    /** Events for clients that follow from this tick's allocations: pause notices to subscribers, dynacast to publishers. */
+    private void signalClients(Meeting m, long now) {
+        for (Participant p : m.participants.values()) if (p.subscribe != null) p.pauseNotices.update(p, events);
+        m.dynacast.tick(now, events);
     }
 
     private void reportSpeakers(Meeting m, long now) {

@@ -106,11 +106,13 @@ final class SubscriberAllocation {
         if (!t.video) return SubscribedTrack.audio(t.trackId, t.layers[0].bitrateBps);
         List<VideoLayer> layers = new ArrayList<>(t.layers.length);
         for (Layer l : t.layers) {
-            if (!l.active(now)) continue;
+            long stoppedCost = s.subscriber.meeting.dynacast.stoppedCost(l);   // -1 unless dynacast stopped it
+            if (!l.active(now) && stoppedCost < 0) continue;
             if (l.width == 0 && t.layers.length > 1 && now - l.lastPliNanos > 1_000_000_000L) keyframe.accept(l, now); // learn its size
             long cost = t.layers.length == 1 ? Math.min(l.bitrateBps > 0 ? l.bitrateBps : SINGLE_ENCODING_COST_BPS, SINGLE_ENCODING_COST_BPS)
                     : l.bitrateBps;                      // 0 (not measured yet): the allocator assumes a nominal rate
             if (l == s.current && t.layers.length > 1) cost = cost * 3 / 4;   // its encoder's own swings are no reason to leave it
+            if (stoppedCost >= 0 && !l.active(now)) cost = stoppedCost;      // asking for it resumes it (dynacast)
             layers.add(new VideoLayer(l.index, 0, cost, l.width, l.height, ASSUMED_FPS));
         }
         if (layers.isEmpty()) return null;

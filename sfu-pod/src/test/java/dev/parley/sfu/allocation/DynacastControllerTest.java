@@ -60,4 +60,23 @@ class DynacastControllerTest {
         assertThat(dynacast.evaluate(3_000))
                 .containsExactly(new DynacastDecision("pub-cam", -1, List.of(0, 1, 2), List.of()));
     }
+
+    @Test
+    void tileSizeNeedsAndTheLowestLayerFloor() {
+        // the SFU's setting: layer 0 stays on even with nobody watching (a new subscriber's first frame needs no restart)
+        DynacastController dynacast = new DynacastController(2_000, 0);
+        dynacast.addTrack("pub-cam", 3);
+        dynacast.onNeeds("recorder", java.util.Map.of("pub-cam", 1));
+        assertThat(dynacast.evaluate(0)).isEmpty();
+        assertThat(dynacast.evaluate(2_000)).containsExactly(new DynacastDecision("pub-cam", 1, List.of(2), List.of()));
+        dynacast.removeSubscriber("recorder");
+        assertThat(dynacast.evaluate(2_500)).isEmpty();
+        assertThat(dynacast.evaluate(4_500)).as("never below the floor")
+                .containsExactly(new DynacastDecision("pub-cam", 0, List.of(1), List.of()));
+        assertThat(dynacast.evaluate(9_000)).isEmpty();
+        // a tile-size subscriber needing the top layer resumes both at once
+        dynacast.onNeeds("viewer", java.util.Map.of("pub-cam", 2));
+        assertThat(dynacast.evaluate(9_100)).containsExactly(new DynacastDecision("pub-cam", 2, List.of(), List.of(1, 2)));
+        assertThat(dynacast.layerCount("pub-cam")).isEqualTo(3);
+    }
 }
