@@ -104,8 +104,37 @@ public class InternalController {
             throw ApiException.badRequest("missing_field", "type and meeting_id are required");
         }
         UUID m = JsonBody.parseUuid(ev.meetingId(), "meeting_id");
-        sessions.volatileMessage(m, ev.type(), ev.participantId() == null ? "" : ev.participantId());
+        ObjectNode relayed = relayed(ev);
+        if (ev.targeted()) {
+            // about one participant's own media (its encodings, its paused subscriptions, its quality): only its sockets
+            if (ev.participantId() != null) {
+                sessions.volatileEventTo(m, ev.participantId(), relayed);
+            }
+        } else {
+            sessions.volatileEvent(m, relayed);
+        }
         return HttpResponse.noContent();
+    }
+
+    /**
+     * What a client receives for an SFU event: the event's data fields at the top level (track ids, speakers,
+     * layers…) plus {@code type} and, as before, {@code detail} = the participant id. Targeted events also carry
+     * {@code participant_id} and {@code transport_generation} (the meeting-wide hints keep their old shape: the
+     * client's reducer treats a {@code participant_id} on them as a roster fact).
+     */
+    static ObjectNode relayed(SfuEvent ev) {
+        ObjectNode o = JsonBody.obj();
+        if (ev.data() instanceof ObjectNode d) {
+            o.setAll(d);
+        }
+        o.put("type", ev.type());
+        String pid = ev.participantId() == null ? "" : ev.participantId();
+        o.put("detail", pid);
+        if (ev.targeted()) {
+            o.put("participant_id", pid);
+            o.put("transport_generation", ev.transportGeneration());
+        }
+        return o;
     }
 
     @Get("/ticket-key")

@@ -13,4 +13,13 @@ public interface SessionHub {
     void volatileMessage(UUID meetingId, String type, String detail);
 
     void closeMeeting(UUID meetingId);
+
+    /**
+     * A volatile event (latest wins, may be lost) with its fields, to every socket of the meeting. The
+     * {@code event} object is sent as the message's {@code event} (with {@code volatile: true} added).
+     */
+    void volatileEvent(UUID meetingId, com.fasterxml.jackson.databind.node.ObjectNode event);
+
+    /** The same, only to the sockets of one participant (an SFU event about that participant's own media). */
+    void volatileEventTo(UUID meetingId, String participantId, com.fasterxml.jackson.databind.node.ObjectNode event);
 }

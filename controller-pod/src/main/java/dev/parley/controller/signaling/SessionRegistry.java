@@ -158,6 +158,30 @@ public class SessionRegistry implements SessionHub {
     }
 
     @Override
+    public void volatileEvent(UUID meetingId, ObjectNode event) {
+        volatileEventTo(meetingId, null, event);
+    }
+
+    @Override
+    public void volatileEventTo(UUID meetingId, String participantId, ObjectNode event) {
+        Set<Conn> s = byMeeting.get(meetingId);
+        if (s == null) {
+            return;
+        }
+        ObjectNode msg = JsonBody.obj();
+        msg.put("type", "event");
+        ObjectNode ev = msg.putObject("event");
+        ev.setAll(event);
+        ev.put("volatile", true);
+        for (Conn c : s) {
+            UUID pid = c.participantId;
+            if (participantId == null || (pid != null && participantId.equals(pid.toString()))) {
+                c.tasks.execute(() -> sendRaw(c, msg));
+            }
+        }
+    }
+
+    @Override
     public void closeMeeting(UUID meetingId) {
         Set<Conn> s = byMeeting.remove(meetingId);
         if (s == null) {
