@@ -201,7 +201,10 @@ export class MeetingView {
     tile.pin.setAttribute('aria-pressed', String(pinned));
     tile.pin.setAttribute('aria-label', `${pinned ? 'Unpin' : 'Pin'} ${t.name}`);
     tile.pin.textContent = pinned ? 'Unpin' : 'Pin';
-    const capKey = JSON.stringify([t.name, t.role, t.micOn, t.connection, t.quality]);
+    // the SFU paused this video for our bandwidth (subscription_paused): say why it froze
+    const paused = !t.self && !!t.pid && Object.values(s.pausedSubscriptions || {}).some((x) => x.participantId === t.pid && x.source === t.source);
+    tile.el.classList.toggle('paused', paused);
+    const capKey = JSON.stringify([t.name, t.role, t.micOn, t.connection, t.quality, paused]);
     if (tile.capKey !== capKey) {
       tile.capKey = capKey;
       replace(tile.caption, [
@@ -209,6 +212,7 @@ export class MeetingView {
         h('span', { class: 'name' }, t.name),
         ROLE_LABEL[t.role] ? h('span', { class: 'role' }, ROLE_LABEL[t.role]) : null,
         t.connection === 'reconnecting' ? h('span', { class: 'role warn' }, 'Reconnecting') : null,
+        paused ? h('span', { class: 'role warn', 'data-testid': 'video-paused', title: 'Video paused because your connection is too slow for it; it resumes by itself' }, 'Paused: low bandwidth') : null,
       ]);
     }
     return tile;

@@ -18,7 +18,44 @@ import { qualityLevel, intervalLossPct } from './quality.js';
  * @property {(reason:string) => void} onNeedNewGeneration  ICE restart did not help: ask for a new transport
  * @property {number} [answerTimeoutMs=8000]
  * @property {number} [restartGraceMs=5000]   after an ICE restart, this long to reach connected
+ * @property {boolean|'auto'} [simulcast='auto']  send the camera as three simulcast encodings (rids q/h/f at
+ *           1/4, 1/2 and full resolution); 'auto' = when the camera is at least SIMULCAST_MIN_WIDTH wide
+ *           (Chromium sends fewer layers below that anyway)
  */
+
+/** Simulcast encodings of the camera, lowest first: the SFU numbers layers in this (SDP rid) order. */
+export const SIMULCAST_ENCODINGS = [
+  { rid: 'q', scaleResolutionDownBy: 4, maxBitrate: 200000 },
+  { rid: 'h', scaleResolutionDownBy: 2, maxBitrate: 700000 },
+  { rid: 'f', scaleResolutionDownBy: 1, maxBitrate: 2000000 },
+];
+export const SIMULCAST_MIN_WIDTH = 960;
+
+/** Whether to send `track` with simulcast under the `simulcast` option. */
+export function wantsSimulcast(option, track) {
+  if (option === true) return !!track;
+  if (option === false || !track) return false;
+  const w = track.getSettings?.().width ?? 0;
+  return w >= SIMULCAST_MIN_WIDTH;
+}
+
+/**
+ * Which encodings of a sender to turn on or off for a dynacast `publisher_layers` message: by rid when the
+ * message names them, else by position. Returns [{index, active}] for the encodings that change.
+ * @param {{rid?:string, active?:boolean}[]} encodings @param {{active_layers:boolean[], rids?:(string|null)[]}} msg
+ */
+export function layerChanges(encodings, msg) {
+  const out = [];
+  const active = msg.active_layers || [];
+  encodings.forEach((e, i) => {
+    let k = i;
+    if (e.rid && Array.isArray(msg.rids) && msg.rids.includes(e.rid)) k = msg.rids.indexOf(e.rid);
+    if (k >= active.length) return;
+    const want = active[k] !== false;
+    if ((e.active !== false) !== want) out.push({ index: i, active: want });
+  });
+  return out;
+}
 
 export class MediaSession {
   /** @param {MediaOptions} o */
@@ -35,6 +72,9 @@ export class MediaSession {
     this.disconnectTimer = null;
     this.prevLoss = null;
     this.lastAssignments = null;
+    /** source -> encodings the SFU asked us to send (dynacast): {rids, active:[bool], maxSpatialLayer, changes, at} */
+    this.layerState = {};
+    this.layerChain = Promise.resolve();
   }
 
   /**
@@ -50,7 +90,9 @@ export class MediaSession {
     this.#watch(this.sub, 'subscribe');
     const stream = new MediaStream();
     this.senders.microphone = this.pub.addTransceiver(local.microphone || 'audio', { direction: 'sendonly', streams: [stream] });
-    this.senders.camera = this.pub.addTransceiver(local.camera || 'video', { direction: 'sendonly', streams: [stream] });
+    const cameraInit = { direction: 'sendonly', streams: [stream] };
+    if (wantsSimulcast(this.o.simulcast ?? 'auto', local.camera)) cameraInit.sendEncodings = SIMULCAST_ENCODINGS.map((e) => ({ ...e }));
+    this.senders.camera = this.pub.addTransceiver(local.camera || 'video', cameraInit);
     // The screen section stays inactive until a share starts (an idle sendonly section would be announced
     // to everyone as a published track). Order matters: mids 0/1/2 = microphone/camera/screen (slots.js).
     this.senders.screen = this.pub.addTransceiver('video', { direction: 'inactive', streams: [new MediaStream()] });
@@ -184,6 +226,56 @@ export class MediaSession {
         await this.#negotiate('publish');
       }
     }
+  }
+
+  /**
+   * Dynacast: the SFU says which simulcast encodings of one of our tracks anybody receives
+   * ({type:'publisher_layers', mid, active_layers, rids, max_spatial_layer}). Encodings nobody needs are set
+   * `active: false` (the browser stops encoding and sending them), the others back to true. Calls are chained
+   * so two messages never race on one sender's parameters.
+   * @returns {Promise<{source:string, changed:number}|null>}
+   */
+  applyPublisherLayers(msg) {
+    const entry = Object.entries(this.senders).find(([, t]) => t.mid != null && (String(t.mid) === String(msg.mid)
+      || (!msg.mid && String(msg.track_id || '').endsWith(':' + t.mid))));
+    if (!entry) return Promise.resolve(null);
+    const [source, transceiver] = entry;
+    const run = async () => {
+      if (this.closed) return null;
+      const sender = transceiver.sender;
+      const params = sender.getParameters();
+      if (!params.encodings || params.encodings.length < 2) return { source, changed: 0 };
+      const changes = layerChanges(params.encodings, msg);
+      for (const c of changes) params.encodings[c.index].active = c.active;
+      if (changes.length) await sender.setParameters(params);
+      const prev = this.layerState[source];
+      this.layerState[source] = {
+        rids: params.encodings.map((e) => e.rid ?? null), active: params.encodings.map((e) => e.active !== false),
+        maxSpatialLayer: msg.max_spatial_layer ?? null, changes: (prev?.changes ?? 0) + changes.length, at: Date.now(),
+      };
+      return { source, changed: changes.length };
+    };
+    const p = this.layerChain.then(run);
+    this.layerChain = p.catch(() => null);
+    return p;
+  }
+
+  /**
+   * Per simulcast encoding of the publish side (for dynacast and the quality view): mid, rid, whether the
+   * browser sends it (`active`), bytes and frames so far, frame size.
+   * @returns {Promise<{mid:string, rid:string|null, active:boolean|null, bytesSent:number, framesEncoded:number, frameWidth:number|null}[]>}
+   */
+  async publishLayerStats() {
+    const out = [];
+    if (!this.pub) return out;
+    const report = await this.pub.getStats();
+    report.forEach((s) => {
+      if (s.type === 'outbound-rtp' && s.kind === 'video') {
+        out.push({ mid: String(s.mid), rid: s.rid ?? null, active: s.active ?? null, bytesSent: s.bytesSent ?? 0,
+          framesEncoded: s.framesEncoded ?? 0, frameWidth: s.frameWidth ?? null });
+      }
+    });
+    return out;
   }
 
   /** ICE restart on both connections (network changed: Wi-Fi -> cellular). */

@@ -47,6 +47,8 @@ const REMOVED_CODES = new Set(['removed', 'participant_removed', 'banned', 'rejo
  * @property {number} [commandTtlMs=30000] how long an action pressed offline stays valid
  * @property {number} [statsIntervalMs=1000]
  * @property {number} [admissionPollMs=1000] waiting room: how often to ask whether we were admitted
+ * @property {boolean|'auto'} [simulcast='auto'] camera as three simulcast encodings (media.js); the SFU's
+ *           dynacast then turns off the ones nobody receives (`state.publishLayers`)
  */
 
 export class ParleyClient {
@@ -307,6 +309,7 @@ export class ParleyClient {
       },
       onNeedNewGeneration: (reason) => { if (this.media === media) this.newGeneration(reason); },
       answerTimeoutMs: 10000,
+      simulcast: this.opts.simulcast ?? 'auto',
     });
     this.media = media;
     const local = {
@@ -483,6 +486,7 @@ export class ParleyClient {
     if (ev.type === 'media_server_lost' && (this.media || this.retiring) && (!this.sfuPod || ev.detail === this.sfuPod)) this.newGeneration('media_server_lost', { detail: ev.detail });
     if (ev.type === 'new_generation_required') this.#onSignal({ ...ev, type: 'new_generation_required', sfu_pod: ev.sfu_pod ?? ev.detail });
     if (ev.type === 'recording_state') this.#followRecording();
+    if (ev.type === 'publisher_layers') this.#applyPublisherLayers(ev);
     if (['track_published', 'track_unpublished'].includes(ev.type) && String(ev.participant_id ?? ev.detail) !== this.state.self.participant_id) this.#refreshSubscriptionsSoon();
     if (['transport_replaced', 'transport_closed', 'transport_failed'].includes(ev.type) && String(ev.participant_id ?? ev.detail) === this.state.self.participant_id
         && Number(ev.transport_generation ?? this.state.transportGeneration) >= this.state.transportGeneration) {
@@ -491,6 +495,21 @@ export class ParleyClient {
     this.#runEffects(effects);
     const n = Object.keys(this.state.participants).length;
     if (n !== Object.keys(before.participants).length) this.#refreshSubscriptionsSoon();
+  }
+
+  /**
+   * Dynacast from the SFU: turn our simulcast encodings nobody receives off (and back on), then show the
+   * result in `state.publishLayers` (source -> {rids, active, maxSpatialLayer, changes, at}). A message
+   * about a transport generation we already left is ignored.
+   */
+  #applyPublisherLayers(ev) {
+    const media = this.media;
+    if (!media) return;
+    const g = Number(ev.transport_generation);
+    if (Number.isFinite(g) && g > 0 && g < this.state.transportGeneration) return;
+    media.applyPublisherLayers(ev).then((r) => {
+      if (r && this.media === media) this.store.set({ publishLayers: { ...media.layerState } });
+    }).catch((e) => console.warn(`parley: could not change simulcast encodings: ${e?.message || e}`));
   }
 
   /** Roster or tracks changed: re-offer the subscribe side (debounced) to get fresh slot assignments. */
@@ -810,10 +829,15 @@ export class ParleyClient {
       this.remoteStreams.set(ref.participantId, next);
     }
     this.store.set((s) => {
+      // a video that is no longer received is no longer "paused" either
+      if (Object.values(s.pausedSubscriptions || {}).some((x) => x.participantId === ref.participantId && x.source === ref.source)) {
+        s = { ...s, pausedSubscriptions: Object.fromEntries(Object.entries(s.pausedSubscriptions)
+          .filter(([, x]) => !(x.participantId === ref.participantId && x.source === ref.source))) };
+      }
       const p = s.participants[ref.participantId];
-      if (!p || !p.tracks[ref.source]) return { remoteTick: (s.remoteTick || 0) + 1 };
+      if (!p || !p.tracks[ref.source]) return { pausedSubscriptions: s.pausedSubscriptions, remoteTick: (s.remoteTick || 0) + 1 };
       const tracks = { ...p.tracks, [ref.source]: { ...p.tracks[ref.source], attached: false, mid: null } };
-      return { participants: { ...s.participants, [ref.participantId]: { ...p, tracks } }, remoteTick: (s.remoteTick || 0) + 1 };
+      return { participants: { ...s.participants, [ref.participantId]: { ...p, tracks } }, pausedSubscriptions: s.pausedSubscriptions, remoteTick: (s.remoteTick || 0) + 1 };
     });
   }
 

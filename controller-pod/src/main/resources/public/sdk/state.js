@@ -63,6 +63,10 @@ export function initialState() {
     /** participant_id -> remote participant */ participants: {},
     /** participant_id -> waiting-room entry (visible to hosts) */ waiting: {},
     activeSpeakers: [],
+    /** our simulcast encodings as dynacast left them: source -> {rids, active:[bool], maxSpatialLayer, changes, at} */
+    publishLayers: {},
+    /** remote videos the SFU paused for us: track_id -> {participantId, source, reason, since} */
+    pausedSubscriptions: {},
     quality: { level: 'unknown', rttMs: null, lossPct: null, source: null },
     /** command_id -> {type, participant_id, state, media_enforcement} */ commands: {},
     recording: { state: 'idle' },
@@ -243,6 +247,20 @@ export function applyEvent(state, ev) {
       if (type === 'track_published') tracks[source] = { ...(tracks[source] || {}), trackId: ev.track_id, kind: ev.kind, published: true };
       else delete tracks[source];
       s = { ...s, participants: { ...s.participants, [id]: { ...prev, tracks } } };
+      break;
+    }
+    case 'subscription_paused':
+    case 'subscription_resumed': {
+      if (!ev.track_id || (pid && String(pid) !== selfId)) break;
+      const paused = { ...(s.pausedSubscriptions || {}) };
+      if (type === 'subscription_paused') {
+        const m = /:(\d+)$/.exec(String(ev.track_id));
+        paused[ev.track_id] = { participantId: String(ev.publisher_id ?? String(ev.track_id).replace(/:[^:]*$/, '')),
+          source: m && m[1] === '2' ? 'screen' : 'camera', reason: ev.reason || 'bandwidth', since: Date.now() };
+      } else {
+        delete paused[ev.track_id];
+      }
+      s = { ...s, pausedSubscriptions: paused };
       break;
     }
     case 'active_speakers': {

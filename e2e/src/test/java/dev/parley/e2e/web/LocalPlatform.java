@@ -51,9 +51,14 @@ final class LocalPlatform implements AutoCloseable {
     }
 
     static LocalPlatform start(int sfuCount) throws Exception {
+        return start(sfuCount, Map.of());
+    }
+
+    /** With extra environment for every SFU (e.g. {@code PARLEY_SFU_TEST_HOOKS=true}). */
+    static LocalPlatform start(int sfuCount, Map<String, String> sfuEnv) throws Exception {
         LocalPlatform p = new LocalPlatform();
         try {
-            p.boot(sfuCount);
+            p.boot(sfuCount, sfuEnv);
             return p;
         } catch (Exception | Error e) {
             p.close();
@@ -61,7 +66,7 @@ final class LocalPlatform implements AutoCloseable {
         }
     }
 
-    private void boot(int sfuCount) throws Exception {
+    private void boot(int sfuCount, Map<String, String> sfuEnv) throws Exception {
         etcd = EtcdCluster.start(1);
         PostgresExtension.Database db = PostgresExtension.createDatabase("platform_e2e");
         ECKey ticketKey = TicketKeys.generate();
@@ -80,6 +85,7 @@ final class LocalPlatform implements AutoCloseable {
             env.put("PARLEY_MEDIA_TCP_PORT", Integer.toString(FreePorts.tcp()));
             env.put("PARLEY_INTERNAL_PORT", Integer.toString(internal));
             env.put("PARLEY_TICKET_PUBLIC_JWK", ticketKey.toPublicJWK().toJSONString());
+            env.putAll(sfuEnv);
             PodProcess sfu = PodProcess.start("sfu-" + i, SFU_JAR, env);
             sfus.add(sfu);
             sfuInternalPorts.put(sfu.name(), internal);

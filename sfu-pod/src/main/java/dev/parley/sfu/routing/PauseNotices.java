@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.platform.internal.SfuEvent;
 import dev.parley.sfu.events.EventPublisher;
 
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.Iterator;
-import java.util.Set;
+import java.util.Map;
 
 /**
  * Tells a subscriber's client when one of its video subscriptions is paused for bandwidth and when it
@@ -16,31 +16,29 @@ import java.util.Set;
  * was last said; runs on the media tick, per subscriber.
  */
 final class PauseNotices {
-    /** Track ids this subscriber was told are paused. */
-    private final Set<String> told = new HashSet<>();
+    /** Track ids this subscriber was told are paused → their publisher. */
+    private final Map<String, String> told = new HashMap<>();
 
     void update(Participant sub, EventPublisher events) {
         for (Slot s : sub.slots) {
-            if (!s.video || s.track == null || !s.paused || told.contains(s.track.trackId)) continue;
-            told.add(s.track.trackId);
-            send(sub, s.track, SfuEvent.SUBSCRIPTION_PAUSED, events);
+            if (!s.video || s.track == null || !s.paused || told.containsKey(s.track.trackId)) continue;
+            told.put(s.track.trackId, s.track.owner.id);
+            send(sub, s.track.trackId, s.track.owner.id, SfuEvent.SUBSCRIPTION_PAUSED, events);
         }
         if (told.isEmpty()) return;
-        for (Iterator<String> it = told.iterator(); it.hasNext(); ) {
-            String id = it.next();
-            PublishedTrack still = null;
+        for (Iterator<Map.Entry<String, String>> it = told.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, String> e = it.next();
             boolean paused = false;
-            for (Slot s : sub.slots) {
-                if (s.track != null && s.track.trackId.equals(id)) { still = s.track; paused = s.paused; }
-            }
+            for (Slot s : sub.slots) if (s.track != null && s.paused && s.track.trackId.equals(e.getKey())) paused = true;
             if (paused) continue;
             it.remove();
-            if (still != null) send(sub, still, SfuEvent.SUBSCRIPTION_RESUMED, events);
+            // resumed, or no longer subscribed at all: either way the client must stop saying "paused"
+            send(sub, e.getKey(), e.getValue(), SfuEvent.SUBSCRIPTION_RESUMED, events);
         }
     }
 
-    private static void send(Participant sub, PublishedTrack t, String type, EventPublisher events) {
-        ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", t.trackId).put("publisher_id", t.owner.id)
+    private static void send(Participant sub, String trackId, String publisherId, String type, EventPublisher events) {
+        ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", trackId).put("publisher_id", publisherId)
                 .put("reason", "bandwidth");
         events.publish(sub.subscribeEventsUrl, type, sub.meeting.id, sub.id, sub.subscribeGeneration, data);
     }
