@@ -12,7 +12,7 @@ import { mapSlots, diffSlots, slotsNeeded } from '/sdk/slots.js';
 import { SignalingClient } from '/sdk/signaling.js';
 import { qualityLevel, intervalLossPct, worseQuality } from '/sdk/quality.js';
 import { ParleyClient } from '/sdk/parley-client.js';
-import { MediaSession } from '/sdk/media.js';
+import { MediaSession, layerChanges, wantsSimulcast } from '/sdk/media.js';
 
 const noSleep = () => Promise.resolve();
 
@@ -302,6 +302,32 @@ test('reducer: controller event shapes (command_committed with its type overwrit
   eq(r.state.recording.state, 'finalizing');
   const d = applyEvent({ ...withSelf(), admission: 'waiting' }, { type: 'participant_denied', participant_id: 'me', admission_state: 'removed' });
   eq(d.state.admission, 'denied', 'a denial is not shown as a removal');
+});
+
+test('dynacast and pauses: encodings switched by rid, simulcast choice, paused/resumed subscriptions, SFU quality levels', () => {
+  const enc = [{ rid: 'q', active: true }, { rid: 'h', active: true }, { rid: 'f', active: true }];
+  eq(layerChanges(enc, { active_layers: [true, false, false], rids: ['q', 'h', 'f'] }), [{ index: 1, active: false }, { index: 2, active: false }]);
+  eq(layerChanges([{ rid: 'f', active: false }, { rid: 'q' }], { active_layers: [true, true, true], rids: ['q', 'h', 'f'] }),
+    [{ index: 0, active: true }], 'matched by rid, not position; an absent active means on');
+  eq(layerChanges(enc, { active_layers: [true, true, true] }), [], 'nothing to change');
+  eq(layerChanges([{ active: true }, { active: true }], { active_layers: [true, false] }), [{ index: 1, active: false }], 'no rids: by position');
+  const track = (width) => ({ getSettings: () => ({ width }) });
+  eq([wantsSimulcast('auto', track(1280)), wantsSimulcast('auto', track(640)), wantsSimulcast(true, track(640)),
+    wantsSimulcast(false, track(1280)), wantsSimulcast('auto', null)], [true, false, true, false, false]);
+
+  let r = applyEvent(withSelf(), { type: 'subscription_paused', participant_id: 'me', track_id: 'p1:1', publisher_id: 'p1', reason: 'bandwidth', volatile: true });
+  eq(r.state.pausedSubscriptions['p1:1'].participantId, 'p1');
+  eq(r.state.pausedSubscriptions['p1:1'].source, 'camera');
+  r = applyEvent(r.state, { type: 'subscription_paused', participant_id: 'someone-else', track_id: 'p2:1', volatile: true });
+  eq(Object.keys(r.state.pausedSubscriptions), ['p1:1'], 'an event for another participant is ignored');
+  r = applyEvent(r.state, { type: 'subscription_resumed', participant_id: 'me', track_id: 'p1:1', volatile: true });
+  eq(r.state.pausedSubscriptions, {});
+  r = applyEvent(r.state, { type: 'quality', participant_id: 'me', level: 'excellent', loss_fraction: 0.01, rtt_ms: -1, jitter_ms: 3, estimate_bps: 2000000, top_spatial_layer: 2, sequence: 1, volatile: true });
+  eq(r.state.quality.serverLevel, 'good');
+  eq(r.state.quality.server.estimateBps, 2000000);
+  eq(r.state.quality.server.rttMs, null, 'unknown rtt');
+  r = applyEvent(r.state, { type: 'quality', participant_id: 'me', level: 'good', sequence: 2, volatile: true });
+  eq(r.state.quality.serverLevel, 'fair', 'the SFU\'s "good" (video below the layout) is fair on the indicator');
 });
 
 test('reducer: snapshot replaces roster and permissions', () => {

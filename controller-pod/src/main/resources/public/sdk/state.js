@@ -77,6 +77,9 @@ export function initialState() {
   };
 }
 
+/** The SFU's connection-quality levels on the client's scale. */
+const SERVER_LEVEL = { excellent: 'good', good: 'fair', poor: 'poor', lost: 'lost' };
+
 let noticeSeq = 0;
 /** Append a user-visible notice (bounded list). */
 export function withNotice(state, level, code, text) {
@@ -271,9 +274,14 @@ export function applyEvent(state, ev) {
     }
     case 'connection_quality':
     case 'quality': {
-      const level = ev.level || ev.quality;
+      // the SFU scores excellent/good/poor/lost; the indicator's scale is good/fair/poor/lost
+      const level = SERVER_LEVEL[ev.level || ev.quality] || ev.level || ev.quality;
       if (!pid || String(pid) === selfId) {
-        s = { ...s, quality: { ...s.quality, serverLevel: level } };
+        const server = type === 'quality' && ev.sequence !== undefined ? { server: {
+          lossPct: ev.loss_fraction != null ? 100 * ev.loss_fraction : null, rttMs: ev.rtt_ms >= 0 ? ev.rtt_ms : null,
+          jitterMs: ev.jitter_ms >= 0 ? ev.jitter_ms : null, estimateBps: ev.estimate_bps >= 0 ? ev.estimate_bps : null,
+          topSpatialLayer: ev.top_spatial_layer ?? null, at: Date.now() } } : {};
+        s = { ...s, quality: { ...s.quality, serverLevel: level, ...server } };
       } else if (s.participants[String(pid)]) {
         const id = String(pid);
         s = { ...s, participants: { ...s.participants, [id]: { ...s.participants[id], quality: level } } };

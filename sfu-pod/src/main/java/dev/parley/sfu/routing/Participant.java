@@ -65,6 +65,8 @@ public final class Participant {
     /** TEST ONLY: emulated network path toward this subscriber (null = the real socket directly). */
     EmulatedLink testLink;
 
+    /** Connection quality reported to this participant's own client (low rate). */
+    final QualityReporting quality;
     /** What this subscriber's client was told about paused video subscriptions. */
     final PauseNotices pauseNotices = new PauseNotices();
 
@@ -74,6 +76,7 @@ public final class Participant {
     Participant(String id, Meeting meeting) {
         this.id = id;
         this.meeting = meeting;
+        this.quality = new QualityReporting(id);
     }
 
     /** Fresh estimator state for a new subscribe transport (a new transport is a new path: nothing carries over). */

@@ -957,6 +957,7 @@ public final class Router implements PacketHandler, TransportListener {
                     for (Participant p : m.participants.values()) for (PublishedTrack t : p.tracksByMid.values()) for (Layer l : t.layers) l.updateBitrate(now);
                 }
                 for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) sendReports(p, now);
+                for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) p.quality.sample(p, now, events);
                 metrics.subscriberSnapshot(subscriberSnapshot(now));
                 metrics.tick();
             }
