@@ -74,6 +74,8 @@ export class MediaSession {
     this.lastAssignments = null;
     /** source -> encodings the SFU asked us to send (dynacast): {rids, active:[bool], maxSpatialLayer, changes, at} */
     this.layerState = {};
+    /** source -> sequence of the last publisher_layers applied */
+    this.layerSeq = {};
     this.layerChain = Promise.resolve();
   }
 
@@ -240,6 +242,12 @@ export class MediaSession {
       || (!msg.mid && String(msg.track_id || '').endsWith(':' + t.mid))));
     if (!entry) return Promise.resolve(null);
     const [source, transceiver] = entry;
+    // events may overtake each other on the way (separate requests): only a newer decision counts
+    const seq = Number(msg.sequence);
+    if (Number.isFinite(seq)) {
+      if (seq <= (this.layerSeq[source] ?? 0)) return Promise.resolve(null);
+      this.layerSeq[source] = seq;
+    }
     const run = async () => {
       if (this.closed) return null;
       const sender = transceiver.sender;

@@ -50,8 +50,11 @@ final class MeetingDynacast {
     private final Map<Layer, Stopped> stopped = new IdentityHashMap<>();
     private final Map<String, Long> announcedAt = new HashMap<>();
     private long lastRunNanos;
-    /** Decisions sent to publishers (observability). */
-    long decisions;
+    /**
+     * Numbers every announcement: events travel as separate HTTP requests (with retries) and may arrive out of
+     * order; the client applies only a higher sequence than the last it applied.
+     */
+    private long sequence;
 
     MeetingDynacast(Meeting meeting) { this.meeting = meeting; }
 
@@ -126,7 +129,6 @@ final class MeetingDynacast {
             Stopped s = stopped.get(t.layers[i]);
             if (s != null) { s.paused = false; s.resumedAtNanos = now; }
         }
-        decisions++;
         announce(t, d.paused(), d.resumed(), now, events);
     }
 
@@ -134,7 +136,7 @@ final class MeetingDynacast {
         announcedAt.put(t.trackId, now);
         int max = controller.activeMax(t.trackId);
         ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", t.trackId).put("mid", t.mid)
-                .put("max_spatial_layer", max);
+                .put("max_spatial_layer", max).put("sequence", ++sequence);
         ArrayNode active = data.putArray("active_layers");
         ArrayNode rids = data.putArray("rids");
         for (Layer l : t.layers) {

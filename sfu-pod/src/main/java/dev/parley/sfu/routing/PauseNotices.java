@@ -18,6 +18,8 @@ import java.util.Map;
 final class PauseNotices {
     /** Track ids this subscriber was told are paused → their publisher. */
     private final Map<String, String> told = new HashMap<>();
+    /** Numbers the notices (they may arrive out of order; the client keeps the highest per track). */
+    private long sequence;
 
     void update(Participant sub, EventPublisher events) {
         for (Slot s : sub.slots) {
@@ -37,9 +39,9 @@ final class PauseNotices {
         }
     }
 
-    private static void send(Participant sub, String trackId, String publisherId, String type, EventPublisher events) {
+    private void send(Participant sub, String trackId, String publisherId, String type, EventPublisher events) {
         ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", trackId).put("publisher_id", publisherId)
-                .put("reason", "bandwidth");
+                .put("reason", "bandwidth").put("sequence", ++sequence);
         events.publish(sub.subscribeEventsUrl, type, sub.meeting.id, sub.id, sub.subscribeGeneration, data);
     }
 }
