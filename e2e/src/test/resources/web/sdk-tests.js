@@ -325,6 +325,8 @@ test('dynacast and pauses: encodings switched by rid, simulcast choice, paused/r
   r = applyEvent(r.state, { type: 'subscription_resumed', participant_id: 'me', track_id: 'p3:1', sequence: 5, volatile: true });
   r = applyEvent(r.state, { type: 'subscription_paused', participant_id: 'me', track_id: 'p3:1', sequence: 4, volatile: true });
   eq(r.state.pausedSubscriptions, {}, 'a pause notice that arrives after the newer resume is ignored');
+  r = applyEvent(r.state, { type: 'subscription_paused', participant_id: 'me', track_id: 'p3:1', sequence: 1, transport_generation: 2, volatile: true });
+  eq(Object.keys(r.state.pausedSubscriptions), ['p3:1'], 'a newer generation (another SFU numbering from 1) counts');
   r = applyEvent(r.state, { type: 'quality', participant_id: 'me', level: 'excellent', loss_fraction: 0.01, rtt_ms: -1, jitter_ms: 3, estimate_bps: 2000000, top_spatial_layer: 2, sequence: 1, volatile: true });
   eq(r.state.quality.serverLevel, 'good');
   eq(r.state.quality.server.estimateBps, 2000000);

@@ -67,7 +67,7 @@ export function initialState() {
     publishLayers: {},
     /** remote videos the SFU paused for us: track_id -> {participantId, source, reason, since} */
     pausedSubscriptions: {},
-    /** track_id -> sequence of the last pause notice applied */
+    /** track_id -> {gen, seq} of the last pause notice applied */
     pausedSubscriptionSeq: {},
     quality: { level: 'unknown', rttMs: null, lossPct: null, source: null },
     /** command_id -> {type, participant_id, state, media_enforcement} */ commands: {},
@@ -257,10 +257,13 @@ export function applyEvent(state, ev) {
     case 'subscription_paused':
     case 'subscription_resumed': {
       if (!ev.track_id || (pid && String(pid) !== selfId)) break;
-      // notices may overtake each other on the way: the highest sequence per track wins
+      // notices may overtake each other on the way: per track the newest wins (a newer transport generation,
+      // possibly on another SFU whose numbering starts again, or a higher sequence within one)
       const seq = Number(ev.sequence);
-      if (Number.isFinite(seq) && seq <= (s.pausedSubscriptionSeq?.[ev.track_id] ?? 0)) break;
-      if (Number.isFinite(seq)) s = { ...s, pausedSubscriptionSeq: { ...(s.pausedSubscriptionSeq || {}), [ev.track_id]: seq } };
+      const gen = Number(ev.transport_generation) || 0;
+      const last = s.pausedSubscriptionSeq?.[ev.track_id];
+      if (Number.isFinite(seq) && last && (gen < last.gen || (gen === last.gen && seq <= last.seq))) break;
+      if (Number.isFinite(seq)) s = { ...s, pausedSubscriptionSeq: { ...(s.pausedSubscriptionSeq || {}), [ev.track_id]: { gen, seq } } };
       const paused = { ...(s.pausedSubscriptions || {}) };
       if (type === 'subscription_paused') {
         const m = /:(\d+)$/.exec(String(ev.track_id));
