@@ -2,6 +2,8 @@ package dev.parley.controller.media;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.parley.controller.config.ParleyConfig;
+import dev.parley.platform.grant.PutGrantBatchRequest;
+import dev.parley.platform.grant.PutGrantBatchResponse;
 import dev.parley.platform.grant.PutGrantsRequest;
 import dev.parley.platform.grant.PutGrantsResponse;
 import dev.parley.platform.internal.CreateTransportRequest;
@@ -60,6 +62,11 @@ public class SfuClient {
 
     public CompletableFuture<Result<PutGrantsResponse>> putGrants(String base, PutGrantsRequest r) {
         return send(req(base, InternalPaths.GRANTS, GRANT_TIMEOUT).PUT(body(r)).build(), PutGrantsResponse.class);
+    }
+
+    /** Several meetings' grants in one request (renewal round); each meeting has its own result. */
+    public CompletableFuture<Result<PutGrantBatchResponse>> putGrantBatch(String base, PutGrantBatchRequest r) {
+        return send(req(base, InternalPaths.GRANT_BATCH, GRANT_TIMEOUT).PUT(body(r)).build(), PutGrantBatchResponse.class);
     }
 
     public CompletableFuture<Result<CreateTransportResponse>> createTransport(String base, CreateTransportRequest r) {
