@@ -29,9 +29,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -263,7 +265,7 @@ public final class GrantService {
             g.pending.add(new Pending(cmd.commandId(), Map.copyOf(cmd.grantTargets()), System.nanoTime(), cmd.endsMeeting()));
         }
         if (changed || cmd.pending()) {
-            push(meetingId, g);
+            pushSoon(meetingId, g);
         }
     }
 
@@ -272,7 +274,7 @@ public final class GrantService {
         MeetingGrants g = meetings.get(meetingId);
         if (g != null) {
             reload(meetingId);
-            push(meetingId, g);
+            pushSoon(meetingId, g);
         }
     }
 
@@ -283,7 +285,7 @@ public final class GrantService {
     public void afterTransport(UUID meetingId, ParticipantRow row) {
         MeetingGrants g = meetings.get(meetingId);
         if (g != null && apply(g, List.of(row))) {
-            push(meetingId, g);
+            pushSoon(meetingId, g);
         }
     }
 
@@ -472,9 +474,63 @@ public final class GrantService {
         return bySfu;
     }
 
-    /** Pushes the meeting's grants to its SFUs; completes when every SFU answered (or the push failed). */
-    private CompletableFuture<Void> push(UUID meetingId, MeetingGrants g) {
-        return push(meetingId, g, null);
+    /** At most one push request in flight per SFU; what comes meanwhile goes together in the next one. */
+    private final PushLanes lanes = new PushLanes(this::sendNow);
+
+    /**
+     * Pushes the meeting's grants to its SFUs now (after a commit or a transport), through {@link PushLanes}:
+     * under load several meetings' pushes to one SFU share a request (a batch); when idle nothing waits.
+     */
+    private void pushSoon(UUID meetingId, MeetingGrants g) {
+        Set<String> pods = new HashSet<>();
+        for (PartState s : g.parts.values()) {
+            String pod = s.sfu;
+            if (pod != null) {
+                pods.add(pod);
+            }
+        }
+        for (String pod : pods) {
+            lanes.mark(pod, meetingId);
+        }
+    }
+
+    /** The current grants of these meetings at one SFU: one meeting → {@code PUT /grants}, several → one batch. */
+    private CompletableFuture<Void> sendNow(String pod, List<UUID> ids) {
+        long ttl = ttlNow();
+        if (ttl <= 0) {
+            return CompletableFuture.completedFuture(null); // lease in doubt: let every grant run out
+        }
+        SfuEntry sfu = selector.get(pod).orElse(null);
+        if (sfu == null) {
+            for (UUID id : ids) {
+                sessions.volatileMessage(id, "media_server_lost", pod);
+            }
+            return CompletableFuture.completedFuture(null); // SFU gone: its grants expire on their own
+        }
+        if (ids.size() == 1 || batchUnsupported(pod)) {
+            List<CompletableFuture<Void>> sent = new ArrayList<>();
+            for (UUID id : ids) {
+                MeetingGrants g = meetings.get(id);
+                if (g != null) {
+                    sent.add(push(id, g, pod));
+                }
+            }
+            return CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
+        }
+        long expiry = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttl) + SfuClient.GRANT_TIMEOUT.toNanos();
+        List<Outgoing> out = new ArrayList<>();
+        for (UUID id : ids) {
+            MeetingGrants g = meetings.get(id);
+            List<Grant> grants = g == null ? null : collect(g, ttl, expiry, pod).get(pod);
+            if (grants != null) {
+                out.add(new Outgoing(id, g, grants));
+            }
+        }
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        for (List<Outgoing> chunk : chunks(out)) {
+            sent.add(sendBatch(sfu, chunk));
+        }
+        return CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
     }
 
     private CompletableFuture<Void> push(UUID meetingId, MeetingGrants g, String onlySfu) {
