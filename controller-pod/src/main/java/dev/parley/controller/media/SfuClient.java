@@ -12,6 +12,7 @@ import dev.parley.platform.internal.InternalError;
 import dev.parley.platform.internal.InternalPaths;
 import dev.parley.platform.internal.UpdateSubscriptionsRequest;
 import dev.parley.platform.internal.UpdateSubscriptionsResponse;
+import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 
 import java.net.URI;
@@ -20,6 +21,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /** HTTP client of the SFU internal API (docs/internal-api.md), authenticated with the shared secret. */
 @Singleton
@@ -29,6 +32,12 @@ public class SfuClient {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1))
             .version(HttpClient.Version.HTTP_1_1).build();
+    /**
+     * Where an answer is handled: a virtual thread per answer. What follows a grant ack may block (marking a
+     * command applied is a PostgreSQL write); left to the client it ran on the one-thread common pool of a
+     * 2-core pod, and every other ack waited behind that write.
+     */
+    private final ExecutorService answers = Executors.newVirtualThreadPerTaskExecutor();
     private final ObjectMapper json = new ObjectMapper();
     private final String auth;
 
@@ -97,7 +106,11 @@ public class SfuClient {
     }
 
     private <T> CompletableFuture<Result<T>> send(HttpRequest r, Class<T> type) {
-        return http.sendAsync(r, HttpResponse.BodyHandlers.ofByteArray()).thenApply(resp -> {
+        // one hop: the answer (or the failure) and everything that depends on it run on a virtual thread
+        return http.sendAsync(r, HttpResponse.BodyHandlers.ofByteArray()).handleAsync((resp, t) -> {
+            if (t != null) {
+                return new Result<T>(0, null, new InternalError("unreachable", null, failure(t)));
+            }
             try {
                 if (resp.statusCode() / 100 == 2) {
                     return new Result<>(resp.statusCode(), json.readValue(resp.body(), type), null);
@@ -107,7 +120,12 @@ public class SfuClient {
             } catch (Exception e) {
                 return new Result<T>(resp.statusCode(), null, new InternalError("unreadable_response", null, null));
             }
-        }).exceptionally(t -> new Result<>(0, null, new InternalError("unreachable", null, failure(t))));
+        }, answers);
+    }
+
+    @PreDestroy
+    void stop() {
+        answers.shutdown();
     }
 
     private static String failure(Throwable t) {
