@@ -20,7 +20,7 @@ record CpuSnapshot(Map<String, Long> controllerMillis, long postgresMillis, long
             {"GC Thread", "GC"}, {"G1 ", "GC"},
             {"default-eventLo", "HTTP server event loops (Netty)"},
             {"ForkJoinPool-", "request handlers (virtual threads: routing, SQL, signing)"},
-            {"HttpClient-", "SFU grant pushes (JDK HttpClient)"},
+            {"HttpClient-", "SFU grant pushes (JDK HttpClient)"}, {"sfu-answers", "SFU grant pushes (JDK HttpClient)"},
             {"vert.x-eventloo", "etcd client"}, {"jetcd-", "etcd client"}, {"grpc-", "etcd client"},
     };
     private static final long TICK_MS = 10; // USER_HZ = 100 on Linux

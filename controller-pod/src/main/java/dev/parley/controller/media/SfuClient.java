@@ -30,14 +30,20 @@ public class SfuClient {
     /** Timeout of a grant push; part of the "old grant provably expired" bound. */
     public static final Duration GRANT_TIMEOUT = Duration.ofMillis(1000);
 
+    /**
+     * Where every answer is handled: a few platform threads, scheduled by the OS
+     * apart from the request handlers' virtual threads. What follows a grant ack may block (marking a command
+     * applied is a PostgreSQL write): left to the client's default it ran on the one-thread common pool of a
+     * 2-core pod, so every other ack waited behind that write; on virtual threads it queued behind the
+     * request handlers under load (revocation {@code applied} p50 went from ~50 to ~230 ms in the benchmark).
+     */
+    private final ExecutorService answers = Executors.newFixedThreadPool(4, r -> {
+        Thread t = new Thread(r, "sfu-answers");
+        t.setDaemon(true);
+        return t;
+    });
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1))
             .version(HttpClient.Version.HTTP_1_1).build();
-    /**
-     * Where an answer is handled: a virtual thread per answer. What follows a grant ack may block (marking a
-     * command applied is a PostgreSQL write); left to the client it ran on the one-thread common pool of a
-     * 2-core pod, and every other ack waited behind that write.
-     */
-    private final ExecutorService answers = Executors.newVirtualThreadPerTaskExecutor();
     private final ObjectMapper json = new ObjectMapper();
     private final String auth;
 
@@ -106,7 +112,7 @@ public class SfuClient {
     }
 
     private <T> CompletableFuture<Result<T>> send(HttpRequest r, Class<T> type) {
-        // one hop: the answer (or the failure) and everything that depends on it run on a virtual thread
+        // the answer (or the failure) and everything that depends on it run on one of our answer threads
         return http.sendAsync(r, HttpResponse.BodyHandlers.ofByteArray()).handleAsync((resp, t) -> {
             if (t != null) {
                 return new Result<T>(0, null, new InternalError("unreachable", null, failure(t)));
