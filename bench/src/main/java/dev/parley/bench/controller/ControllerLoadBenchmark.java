@@ -286,7 +286,7 @@ public final class ControllerLoadBenchmark {
                         try {
                             meeting(http, attendees, st);
                         } catch (Exception e) {
-                            http.close(); // a fresh connection after any failure
+                            http.disconnect(); // a fresh connection after any failure
                             if (st.errors().get() < 5) {
                                 System.err.println("error: " + e.getMessage());
                             }

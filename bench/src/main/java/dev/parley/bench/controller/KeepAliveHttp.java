@@ -48,7 +48,7 @@ final class KeepAliveHttp implements AutoCloseable {
         try {
             return exchange(head, b);
         } catch (IOException e) {
-            close();
+            disconnect();
             if (!reused) {
                 throw e;
             }
@@ -108,7 +108,7 @@ final class KeepAliveHttp implements AutoCloseable {
             close = true;
         }
         if (close) {
-            close();
+            disconnect();
         }
         return new Response(code, resBody);
     }
@@ -128,6 +128,11 @@ final class KeepAliveHttp implements AutoCloseable {
 
     @Override
     public void close() {
+        disconnect();
+    }
+
+    /** Drops the connection; the next request opens a new one. */
+    void disconnect() {
         if (socket != null) {
             try {
                 socket.close();
