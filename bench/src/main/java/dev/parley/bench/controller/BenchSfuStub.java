@@ -9,6 +9,8 @@ import dev.parley.platform.etcd.Registrar;
 import dev.parley.platform.etcd.SfuEntry;
 import dev.parley.platform.grant.Grant;
 import dev.parley.platform.grant.GrantAck;
+import dev.parley.platform.grant.PutGrantBatchRequest;
+import dev.parley.platform.grant.PutGrantBatchResponse;
 import dev.parley.platform.grant.PutGrantsRequest;
 import dev.parley.platform.grant.PutGrantsResponse;
 import io.etcd.jetcd.Client;
@@ -22,9 +24,9 @@ import java.util.List;
 import java.util.concurrent.Executors;
 
 /**
- * STUB SFU for the control-plane benchmark: registers in etcd and acknowledges grant batches (so that the
- * controller's committed → applied path runs end to end). It forwards no media; the benchmark measures
- * the controller, not an SFU.
+ * STUB SFU for the control-plane benchmark: registers in etcd and acknowledges grants, single-meeting pushes
+ * and batched renewals alike, without epoch checks (so that the controller's committed → applied path runs
+ * end to end). It forwards no media; the benchmark measures the controller, not an SFU.
  */
 final class BenchSfuStub implements AutoCloseable {
     private final ObjectMapper json = new ObjectMapper();
@@ -54,20 +56,34 @@ final class BenchSfuStub implements AutoCloseable {
                 return;
             }
             byte[] body = ex.getRequestBody().readAllBytes();
-            if (ex.getRequestURI().getPath().equals("/internal/v1/grants")) {
-                PutGrantsRequest r = json.readValue(body, PutGrantsRequest.class);
-                List<GrantAck> acks = new ArrayList<>();
-                for (Grant g : r.grants()) {
-                    acks.add(new GrantAck(g.participantId(), g.version()));
+            String path = ex.getRequestURI().getPath();
+            if (path.equals("/internal/v1/grants")) {
+                json(ex, new PutGrantsResponse(acks(json.readValue(body, PutGrantsRequest.class))));
+            } else if (path.equals("/internal/v1/grants/batch")) {
+                List<PutGrantBatchResponse.MeetingResult> results = new ArrayList<>();
+                for (PutGrantsRequest m : json.readValue(body, PutGrantBatchRequest.class).meetings()) {
+                    results.add(PutGrantBatchResponse.MeetingResult.applied(m.meetingId(), acks(m)));
                 }
-                byte[] out = json.writeValueAsBytes(new PutGrantsResponse(acks));
-                ex.getResponseHeaders().add("Content-Type", "application/json");
-                ex.sendResponseHeaders(200, out.length);
-                ex.getResponseBody().write(out);
+                json(ex, new PutGrantBatchResponse(results));
             } else {
                 ex.sendResponseHeaders(204, -1);
             }
         }
+    }
+
+    private static List<GrantAck> acks(PutGrantsRequest r) {
+        List<GrantAck> acks = new ArrayList<>();
+        for (Grant g : r.grants()) {
+            acks.add(new GrantAck(g.participantId(), g.version()));
+        }
+        return acks;
+    }
+
+    private void json(HttpExchange ex, Object body) throws IOException {
+        byte[] out = json.writeValueAsBytes(body);
+        ex.getResponseHeaders().add("Content-Type", "application/json");
+        ex.sendResponseHeaders(200, out.length);
+        ex.getResponseBody().write(out);
     }
 
     @Override

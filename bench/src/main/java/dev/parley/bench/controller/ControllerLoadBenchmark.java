@@ -88,11 +88,19 @@ public final class ControllerLoadBenchmark {
             // test-support's embedded server runs with fsync, synchronous_commit and full_page_writes off;
             // BENCH_PG_DURABLE=1 starts a separate server with all three on (production-like commits)
             boolean durable = "1".equals(System.getenv("BENCH_PG_DURABLE"));
-            EmbeddedPostgres pg = durable ? durablePostgres() : PostgresExtension.server();
+            // BENCH_PG_STATS=1: a private server with pg_stat_statements, top statements printed at the end
+            boolean stats = "1".equals(System.getenv("BENCH_PG_STATS"));
+            EmbeddedPostgres pg = durable || stats ? privatePostgres(durable, stats) : PostgresExtension.server();
             System.out.println("PostgreSQL: " + (durable ? "fsync/synchronous_commit/full_page_writes ON (durable)"
-                    : "test-support embedded server, fsync/synchronous_commit/full_page_writes OFF"));
+                    : "test-support embedded server, fsync/synchronous_commit/full_page_writes OFF")
+                    + (stats ? ", pg_stat_statements on" : ""));
             try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
                 s.execute("CREATE DATABASE " + db);
+            }
+            if (stats) {
+                try (Connection c = pg.getDatabase(PostgresExtension.user(), db).getConnection(); Statement s = c.createStatement()) {
+                    s.execute("CREATE EXTENSION pg_stat_statements");
+                }
             }
             int port;
             try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
@@ -132,6 +140,9 @@ public final class ControllerLoadBenchmark {
                 System.out.println("controller up (log " + log + "); warm-up " + warmup + " s, then " + seconds
                         + " s with " + workers + " workers, " + attendees + " attendees per meeting");
                 run(base, warmup, workers, attendees, false);
+                if (stats) {
+                    statementStats(pg, db, 0);
+                }
                 CpuSnapshot cpu0 = CpuSnapshot.take(controller.toHandle(), pg.getPort());
                 long xact0 = transactions(pg, db);
                 long joins = run(base, seconds, workers, attendees, true);
@@ -142,6 +153,9 @@ public final class ControllerLoadBenchmark {
                 System.out.printf("PostgreSQL transactions (commits incl. autocommit statements): %.1f per join%n",
                         joins == 0 ? 0 : xacts / (double) joins);
                 System.out.println(enforcementLag(base));
+                if (stats) {
+                    statementStats(pg, db, joins);
+                }
             } finally {
                 controller.destroy();
                 controller.waitFor(10, TimeUnit.SECONDS);
@@ -157,13 +171,43 @@ public final class ControllerLoadBenchmark {
         }
     }
 
-    /** A private embedded server with test-support's settings except durability (fsync etc. on). */
-    static EmbeddedPostgres durablePostgres() throws java.io.IOException {
-        EmbeddedPostgres pg = EmbeddedPostgresLauncher.builder(Files.createTempDirectory("bench-pg-"), 0, true)
-                .setServerConfig("fsync", "on")
-                .setServerConfig("synchronous_commit", "on")
-                .setServerConfig("full_page_writes", "on")
-                .start();
+    /**
+     * With {@code joins == 0}: resets pg_stat_statements; else prints the statements of the bench database that
+     * took the most server time, per join (calls, execution + planning time).
+     */
+    static void statementStats(EmbeddedPostgres pg, String db, long joins) throws Exception {
+        try (Connection c = pg.getDatabase(PostgresExtension.user(), db).getConnection(); Statement s = c.createStatement()) {
+            if (joins == 0) {
+                s.execute("SELECT pg_stat_statements_reset()");
+                return;
+            }
+            System.out.println("PostgreSQL statements by server time (pg_stat_statements; per join: calls, exec ms, plan ms; rows/call):");
+            try (java.sql.ResultSet rs = s.executeQuery("SELECT calls, total_exec_time, total_plan_time, rows, "
+                    + "regexp_replace(query, '\\s+', ' ', 'g') FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid "
+                    + "WHERE d.datname = '" + db + "' ORDER BY total_exec_time + total_plan_time DESC LIMIT 25")) {
+                while (rs.next()) {
+                    String q = rs.getString(5);
+                    System.out.printf("  %6.2f calls %7.4f ms %7.4f ms %5.1f rows  %s%n", rs.getLong(1) / (double) joins,
+                            rs.getDouble(2) / joins, rs.getDouble(3) / joins, rs.getLong(4) / (double) Math.max(1, rs.getLong(1)),
+                            q.length() > 220 ? q.substring(0, 220) + "…" : q);
+                }
+            }
+        }
+    }
+
+    /** A private embedded server with test-support's settings, durability (fsync etc.) on if asked, statement stats if asked. */
+    static EmbeddedPostgres privatePostgres(boolean durable, boolean stats) throws java.io.IOException {
+        EmbeddedPostgres.Builder b = EmbeddedPostgresLauncher.builder(Files.createTempDirectory("bench-pg-"), 0, true);
+        if (durable) {
+            b.setServerConfig("fsync", "on")
+                    .setServerConfig("synchronous_commit", "on")
+                    .setServerConfig("full_page_writes", "on");
+        }
+        if (stats) {
+            b.setServerConfig("shared_preload_libraries", "pg_stat_statements")
+                    .setServerConfig("pg_stat_statements.track_planning", "on");
+        }
+        EmbeddedPostgres pg = b.start();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 pg.close();
@@ -215,17 +259,15 @@ public final class ControllerLoadBenchmark {
         }
     }
 
-    static JsonNode post(String base, String path, String token, String body, Histogram h, Stats st, int expect)
+    static JsonNode post(KeepAliveHttp http, String path, String token, String body, Histogram h, Stats st, int expect)
             throws Exception {
         long t0 = System.nanoTime();
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + path))
-                .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                .header("Idempotency-Key", UUID.randomUUID().toString())
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        KeepAliveHttp.Response r = http.post(path, body, "Authorization", "Bearer " + token,
+                "Content-Type", "application/json", "Idempotency-Key", UUID.randomUUID().toString());
         h.recordValue(Math.max(1, (System.nanoTime() - t0) / 1000));
-        if (r.statusCode() != expect) {
+        if (r.status() != expect) {
             st.errors().incrementAndGet();
-            throw new IllegalStateException(path + " -> " + r.statusCode() + " " + r.body());
+            throw new IllegalStateException(path + " -> " + r.status() + " " + r.text());
         }
         return JSON.readTree(r.body());
     }
@@ -238,12 +280,16 @@ public final class ControllerLoadBenchmark {
         long start = System.nanoTime();
         for (int w = 0; w < workers; w++) {
             fs.add(pool.submit(() -> {
-                while (System.nanoTime() < end) {
-                    try {
-                        meeting(base, attendees, st);
-                    } catch (Exception e) {
-                        if (st.errors().get() < 5) {
-                            System.err.println("error: " + e.getMessage());
+                URI u = URI.create(base);
+                try (KeepAliveHttp http = new KeepAliveHttp(u.getHost(), u.getPort())) {
+                    while (System.nanoTime() < end) {
+                        try {
+                            meeting(http, attendees, st);
+                        } catch (Exception e) {
+                            http.disconnect(); // a fresh connection after any failure
+                            if (st.errors().get() < 5) {
+                                System.err.println("error: " + e.getMessage());
+                            }
                         }
                     }
                 }
@@ -273,7 +319,7 @@ public final class ControllerLoadBenchmark {
                 h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0);
     }
 
-    static void meeting(String base, int attendees, Stats st) throws Exception {
+    static void meeting(KeepAliveHttp base, int attendees, Stats st) throws Exception {
         UUID tenant = UUID.randomUUID();
         String host = token(tenant, UUID.randomUUID());
         JsonNode m = post(base, "/v1/meetings", host,

@@ -9,17 +9,18 @@ import java.util.Map;
 
 /**
  * CPU time of the controller process split by what its threads do (read from {@code /proc/PID/task/*}: thread
- * name and utime+stime), plus the CPU of this benchmark's PostgreSQL and etcd child processes. CPU time, unlike
+ * name and utime+stime), plus the CPU of this benchmark's PostgreSQL and etcd child processes and of this JVM
+ * itself (the load generator and the SFU stub: it must not be what limits the run). CPU time, unlike
  * joins per wall-clock second, stays meaningful on a machine shared with other work.
  */
-record CpuSnapshot(Map<String, Long> controllerMillis, long postgresMillis, long etcdMillis) {
+record CpuSnapshot(Map<String, Long> controllerMillis, long postgresMillis, long etcdMillis, long benchMillis) {
     /** Thread-name prefixes (as {@code comm} shows them, at most 15 characters) → category. */
     private static final String[][] CATEGORIES = {
             {"C1 CompilerThre", "JIT compiler"}, {"C2 CompilerThre", "JIT compiler"},
             {"GC Thread", "GC"}, {"G1 ", "GC"},
             {"default-eventLo", "HTTP server event loops (Netty)"},
             {"ForkJoinPool-", "request handlers (virtual threads: routing, SQL, signing)"},
-            {"HttpClient-", "SFU grant pushes (JDK HttpClient)"},
+            {"HttpClient-", "SFU grant pushes (JDK HttpClient)"}, {"sfu-answers", "SFU grant pushes (JDK HttpClient)"},
             {"vert.x-eventloo", "etcd client"}, {"jetcd-", "etcd client"}, {"grpc-", "etcd client"},
     };
     private static final long TICK_MS = 10; // USER_HZ = 100 on Linux
@@ -55,7 +56,7 @@ record CpuSnapshot(Map<String, Long> controllerMillis, long postgresMillis, long
                 });
         ProcessHandle.current().descendants().filter(p -> p.info().command().orElse("").endsWith("etcd"))
                 .forEach(p -> pgEtcd[1] += cpuMillis(p));
-        return new CpuSnapshot(byCat, pgEtcd[0], pgEtcd[1]);
+        return new CpuSnapshot(byCat, pgEtcd[0], pgEtcd[1], cpuMillis(ProcessHandle.current()));
     }
 
     private static long cpuMillis(ProcessHandle p) {
@@ -80,7 +81,8 @@ record CpuSnapshot(Map<String, Long> controllerMillis, long postgresMillis, long
     CpuSnapshot minus(CpuSnapshot before) {
         Map<String, Long> d = new LinkedHashMap<>();
         controllerMillis.forEach((k, v) -> d.put(k, v - before.controllerMillis.getOrDefault(k, 0L)));
-        return new CpuSnapshot(d, postgresMillis - before.postgresMillis, etcdMillis - before.etcdMillis);
+        return new CpuSnapshot(d, postgresMillis - before.postgresMillis, etcdMillis - before.etcdMillis,
+                benchMillis - before.benchMillis);
     }
 
     long controllerTotal() {
@@ -100,8 +102,10 @@ record CpuSnapshot(Map<String, Long> controllerMillis, long postgresMillis, long
                 joins == 0 ? 0 : (total - jit) / (double) joins, total - jit <= 0 ? 0 : joins * 1000.0 / (total - jit)));
         controllerMillis.forEach((k, v) -> sb.append(String.format("  controller CPU %-58s %6.2f CPU-s/1000 joins (%4.1f %%)%n",
                 k, joins == 0 ? 0 : v / (double) joins, total == 0 ? 0 : v * 100.0 / total)));
-        sb.append(String.format("PostgreSQL CPU: %.2f CPU-s per 1000 joins; etcd CPU: %.2f CPU-s per 1000 joins%n",
-                joins == 0 ? 0 : postgresMillis / (double) joins, joins == 0 ? 0 : etcdMillis / (double) joins));
+        sb.append(String.format("PostgreSQL CPU: %.2f CPU-s per 1000 joins; etcd CPU: %.2f CPU-s per 1000 joins; "
+                        + "load generator + SFU stub (bench JVM): %.2f CPU-s per 1000 joins%n",
+                joins == 0 ? 0 : postgresMillis / (double) joins, joins == 0 ? 0 : etcdMillis / (double) joins,
+                joins == 0 ? 0 : benchMillis / (double) joins));
         return sb.toString();
     }
 }

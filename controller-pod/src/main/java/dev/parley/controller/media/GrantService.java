@@ -12,6 +12,8 @@ import dev.parley.platform.etcd.SfuEntry;
 import dev.parley.platform.grant.Grant;
 import dev.parley.platform.grant.GrantAck;
 import dev.parley.platform.grant.PublishRights;
+import dev.parley.platform.grant.PutGrantBatchRequest;
+import dev.parley.platform.grant.PutGrantBatchResponse;
 import dev.parley.platform.grant.PutGrantsRequest;
 import dev.parley.platform.internal.InternalError;
 import io.micrometer.core.instrument.Counter;
@@ -27,9 +29,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,7 +46,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Media authorisation at the SFUs for the meetings we own: pushes grants after each commit, renews them
- * about every second with a ttl of at most 3 s and never beyond what the lease can vouch for, and
+ * about every second (one batch request per SFU for all our meetings there) with a ttl of at most 3 s and never beyond what the lease can vouch for, and
  * tracks pending commands until every SFU acknowledged the new version or every older grant provably
  * expired ({@code committed} → {@code applied}). A lease in doubt stops all renewals.
  */
@@ -64,11 +68,17 @@ public final class GrantService {
     private final Counter released;
     private final Map<UUID, MeetingGrants> meetings = new ConcurrentHashMap<>();
     /**
-     * Renewal requests in flight at once. A renewal round is one request per owned meeting; sent all at once
-     * it queued a command's push (a revocation) behind hundreds of renewals. Pushes after a commit take no slot.
+     * Renewal requests in flight at once. A renewal round is one batch request per SFU (one per owned meeting
+     * towards an SFU without the batch path; sent all at once those queued a command's push, a revocation,
+     * behind hundreds of renewals). Pushes after a commit take no slot.
      */
     static final int RENEWALS_IN_FLIGHT = 32;
     static final long RENEWAL_SLOT_WAIT_MS = 2000;
+    /** Grants per renewal request: keeps a batch well under the SFU's 256 KiB body limit (~170 bytes a grant). */
+    static final int MAX_BATCH_GRANTS = 1000;
+    /** How long an SFU that answered the batch path with 404 gets one request per meeting before we retry it. */
+    static final long BATCH_RETRY_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private final Map<String, Long> batchUnsupportedSince = new ConcurrentHashMap<>();
     private final Semaphore renewalSlots = new Semaphore(RENEWALS_IN_FLIGHT);
     private final ScheduledExecutorService exec = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "grant-renewal");
@@ -255,7 +265,7 @@ public final class GrantService {
             g.pending.add(new Pending(cmd.commandId(), Map.copyOf(cmd.grantTargets()), System.nanoTime(), cmd.endsMeeting()));
         }
         if (changed || cmd.pending()) {
-            push(meetingId, g);
+            pushSoon(meetingId, g);
         }
     }
 
@@ -264,7 +274,7 @@ public final class GrantService {
         MeetingGrants g = meetings.get(meetingId);
         if (g != null) {
             reload(meetingId);
-            push(meetingId, g);
+            pushSoon(meetingId, g);
         }
     }
 
@@ -275,7 +285,7 @@ public final class GrantService {
     public void afterTransport(UUID meetingId, ParticipantRow row) {
         MeetingGrants g = meetings.get(meetingId);
         if (g != null && apply(g, List.of(row))) {
-            push(meetingId, g);
+            pushSoon(meetingId, g);
         }
     }
 
@@ -308,14 +318,11 @@ public final class GrantService {
 
     private void renewAll() {
         try {
+            long ttl = ttlNow();
+            if (ttl > 0) { // lease in doubt: renew nothing, let every grant run out
+                renewBatched(ttl);
+            }
             for (Map.Entry<UUID, MeetingGrants> e : meetings.entrySet()) {
-                // the slot is taken BEFORE push computes ttl and the expiry bound, so waiting for it never
-                // makes a grant outlive what we recorded
-                if (!renewalSlots.tryAcquire(RENEWAL_SLOT_WAIT_MS, TimeUnit.MILLISECONDS)) {
-                    LOG.warn("grant renewal round cut short: {} renewals still in flight", RENEWALS_IN_FLIGHT);
-                    return;
-                }
-                push(e.getKey(), e.getValue()).whenComplete((r, t) -> renewalSlots.release());
                 checkPending(e.getKey(), e.getValue());
             }
         } catch (InterruptedException stop) {
@@ -325,31 +332,215 @@ public final class GrantService {
         }
     }
 
-    /** Pushes the meeting's grants to its SFUs; completes when every SFU answered (or the push failed). */
-    private CompletableFuture<Void> push(UUID meetingId, MeetingGrants g) {
-        long ttl = ttlNow();
-        if (ttl <= 0) {
-            return CompletableFuture.completedFuture(null); // lease in doubt: let every grant run out
+    /** One meeting's grants for one SFU in a renewal round. */
+    private record Outgoing(UUID meetingId, MeetingGrants g, List<Grant> grants) {
+    }
+
+    /**
+     * A renewal round: the grants of every meeting we own, ONE request per SFU (chunks of at most
+     * {@link #MAX_BATCH_GRANTS}) instead of one per meeting. The requests are sent right after the grants were
+     * collected (expiry bound recorded), never after waiting for a slot: a chunk without a free slot is skipped
+     * this round (its grants were never sent, so the recorded bound only over-estimates).
+     */
+    private void renewBatched(long ttl) throws InterruptedException {
+        long expiry = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttl) + SfuClient.GRANT_TIMEOUT.toNanos();
+        Map<String, List<Outgoing>> bySfu = new HashMap<>();
+        for (Map.Entry<UUID, MeetingGrants> e : meetings.entrySet()) {
+            collect(e.getValue(), ttl, expiry, null).forEach((sfu, grants) ->
+                    bySfu.computeIfAbsent(sfu, k -> new ArrayList<>()).add(new Outgoing(e.getKey(), e.getValue(), grants)));
         }
-        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        for (Map.Entry<String, List<Outgoing>> e : bySfu.entrySet()) {
+            SfuEntry sfu = selector.get(e.getKey()).orElse(null);
+            if (sfu == null) {
+                for (Outgoing o : e.getValue()) {
+                    sessions.volatileMessage(o.meetingId(), "media_server_lost", e.getKey());
+                }
+                continue; // SFU gone: its grants expire on their own
+            }
+            if (batchUnsupported(sfu.pod())) {
+                renewOneByOne(sfu.pod(), e.getValue());
+                continue;
+            }
+            for (List<Outgoing> chunk : chunks(e.getValue())) {
+                if (!renewalSlots.tryAcquire()) {
+                    LOG.warn("grant renewal batch to {} skipped: {} renewal requests still in flight", sfu.pod(), RENEWALS_IN_FLIGHT);
+                    break;
+                }
+                sendBatch(sfu, chunk).whenComplete((r, t) -> renewalSlots.release());
+            }
+        }
+    }
+
+    static List<List<Outgoing>> chunks(List<Outgoing> all) {
+        List<List<Outgoing>> out = new ArrayList<>();
+        List<Outgoing> cur = new ArrayList<>();
+        int n = 0;
+        for (Outgoing o : all) {
+            if (!cur.isEmpty() && n + o.grants().size() > MAX_BATCH_GRANTS) {
+                out.add(cur);
+                cur = new ArrayList<>();
+                n = 0;
+            }
+            cur.add(o);
+            n += o.grants().size();
+        }
+        if (!cur.isEmpty()) {
+            out.add(cur);
+        }
+        return out;
+    }
+
+    private CompletableFuture<Void> sendBatch(SfuEntry sfu, List<Outgoing> chunk) {
+        List<PutGrantsRequest> entries = new ArrayList<>(chunk.size());
+        for (Outgoing o : chunk) {
+            entries.add(new PutGrantsRequest(o.meetingId().toString(), o.g().epoch, o.grants()));
+        }
+        return sfus.putGrantBatch(sfu.internalUrl(), new PutGrantBatchRequest(entries)).thenAccept(res -> {
+            if (res.ok() && res.body().meetings() != null) {
+                selector.markReachable(sfu.pod());
+                Map<String, PutGrantBatchResponse.MeetingResult> results = new HashMap<>();
+                for (PutGrantBatchResponse.MeetingResult r : res.body().meetings()) {
+                    results.put(r.meetingId(), r);
+                }
+                for (Outgoing o : chunk) {
+                    PutGrantBatchResponse.MeetingResult r = results.get(o.meetingId().toString());
+                    if (r == null) {
+                        continue; // not answered: the grant runs out unless the next round renews it
+                    }
+                    if (r.error() == null) {
+                        onAcks(o.meetingId(), o.g(), sfu, r.acks());
+                    } else {
+                        onNotApplied(o.meetingId(), o.g(), sfu, r.error(), false);
+                    }
+                }
+            } else if (res.status() == 404) {
+                // an SFU without the batch path (older version during a rolling upgrade): one request per meeting
+                batchUnsupportedSince.put(sfu.pod(), System.nanoTime());
+                LOG.info("SFU {} has no grant batch endpoint; renewing its grants one meeting at a time", sfu.pod());
+                for (Outgoing o : chunk) {
+                    push(o.meetingId(), o.g(), sfu.pod());
+                }
+            } else {
+                if (res.refused()) {
+                    selector.markUnreachable(sfu.pod());
+                }
+                for (Outgoing o : chunk) {
+                    onNotApplied(o.meetingId(), o.g(), sfu, res.error(), res.refused());
+                }
+            }
+        });
+    }
+
+    private boolean batchUnsupported(String pod) {
+        Long since = batchUnsupportedSince.get(pod);
+        if (since != null && System.nanoTime() - since > BATCH_RETRY_NANOS) {
+            batchUnsupportedSince.remove(pod, since); // try the batch path again (the SFU may have been upgraded)
+            return false;
+        }
+        return since != null;
+    }
+
+    /** Renewal of an SFU without the batch path: one request per meeting, at most {@link #RENEWALS_IN_FLIGHT}. */
+    private void renewOneByOne(String pod, List<Outgoing> list) throws InterruptedException {
+        for (Outgoing o : list) {
+            // the slot is taken BEFORE push computes ttl and the expiry bound, so waiting for it never
+            // makes a grant outlive what we recorded
+            if (!renewalSlots.tryAcquire(RENEWAL_SLOT_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                LOG.warn("grant renewal round cut short: {} renewals still in flight", RENEWALS_IN_FLIGHT);
+                return;
+            }
+            push(o.meetingId(), o.g(), pod).whenComplete((r, t) -> renewalSlots.release());
+        }
+    }
+
+    /**
+     * The meeting's grants per SFU (only {@code onlySfu}'s when not null), recording {@code expiry} as the bound
+     * of every grant returned (whoever sends them must do so at once).
+     */
+    private static Map<String, List<Grant>> collect(MeetingGrants g, long ttl, long expiry, String onlySfu) {
         Map<String, List<Grant>> bySfu = new HashMap<>();
-        Map<String, List<PartState>> statesBySfu = new HashMap<>();
-        long now = System.nanoTime();
-        long expiry = now + TimeUnit.MILLISECONDS.toNanos(ttl) + SfuClient.GRANT_TIMEOUT.toNanos();
         for (Map.Entry<UUID, PartState> e : g.parts.entrySet()) {
             PartState s = e.getValue();
             synchronized (s) {
-                if (s.sfu == null || (!s.active && s.removedAtSfu)) {
+                if (s.sfu == null || (!s.active && s.removedAtSfu) || (onlySfu != null && !onlySfu.equals(s.sfu))) {
                     continue;
                 }
                 Grant grant = s.active ? new Grant(e.getKey().toString(), s.version, g.epoch, s.rights, true, ttl)
                         : Grant.revoked(e.getKey().toString(), s.version, g.epoch, ttl);
                 s.sentExpiry.merge(s.version, expiry, Math::max);
                 bySfu.computeIfAbsent(s.sfu, k -> new ArrayList<>()).add(grant);
-                statesBySfu.computeIfAbsent(s.sfu, k -> new ArrayList<>()).add(s);
             }
         }
-        for (Map.Entry<String, List<Grant>> e : bySfu.entrySet()) {
+        return bySfu;
+    }
+
+    /** At most one push request in flight per SFU; what comes meanwhile goes together in the next one. */
+    private final PushLanes lanes = new PushLanes(this::sendNow);
+
+    /**
+     * Pushes the meeting's grants to its SFUs now (after a commit or a transport), through {@link PushLanes}:
+     * under load several meetings' pushes to one SFU share a request (a batch); when idle nothing waits.
+     */
+    private void pushSoon(UUID meetingId, MeetingGrants g) {
+        Set<String> pods = new HashSet<>();
+        for (PartState s : g.parts.values()) {
+            String pod = s.sfu;
+            if (pod != null) {
+                pods.add(pod);
+            }
+        }
+        for (String pod : pods) {
+            lanes.mark(pod, meetingId);
+        }
+    }
+
+    /** The current grants of these meetings at one SFU: one meeting → {@code PUT /grants}, several → one batch. */
+    private CompletableFuture<Void> sendNow(String pod, List<UUID> ids) {
+        long ttl = ttlNow();
+        if (ttl <= 0) {
+            return CompletableFuture.completedFuture(null); // lease in doubt: let every grant run out
+        }
+        SfuEntry sfu = selector.get(pod).orElse(null);
+        if (sfu == null) {
+            for (UUID id : ids) {
+                sessions.volatileMessage(id, "media_server_lost", pod);
+            }
+            return CompletableFuture.completedFuture(null); // SFU gone: its grants expire on their own
+        }
+        if (ids.size() == 1 || batchUnsupported(pod)) {
+            List<CompletableFuture<Void>> sent = new ArrayList<>();
+            for (UUID id : ids) {
+                MeetingGrants g = meetings.get(id);
+                if (g != null) {
+                    sent.add(push(id, g, pod));
+                }
+            }
+            return CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
+        }
+        long expiry = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttl) + SfuClient.GRANT_TIMEOUT.toNanos();
+        List<Outgoing> out = new ArrayList<>();
+        for (UUID id : ids) {
+            MeetingGrants g = meetings.get(id);
+            List<Grant> grants = g == null ? null : collect(g, ttl, expiry, pod).get(pod);
+            if (grants != null) {
+                out.add(new Outgoing(id, g, grants));
+            }
+        }
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        for (List<Outgoing> chunk : chunks(out)) {
+            sent.add(sendBatch(sfu, chunk));
+        }
+        return CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
+    }
+
+    private CompletableFuture<Void> push(UUID meetingId, MeetingGrants g, String onlySfu) {
+        long ttl = ttlNow();
+        if (ttl <= 0) {
+            return CompletableFuture.completedFuture(null); // lease in doubt: let every grant run out
+        }
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        long expiry = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ttl) + SfuClient.GRANT_TIMEOUT.toNanos();
+        for (Map.Entry<String, List<Grant>> e : collect(g, ttl, expiry, onlySfu).entrySet()) {
             SfuEntry sfu = selector.get(e.getKey()).orElse(null);
             if (sfu == null) {
                 sessions.volatileMessage(meetingId, "media_server_lost", e.getKey());
@@ -360,20 +551,28 @@ public final class GrantService {
                 if (res.ok()) {
                     selector.markReachable(sfu.pod());
                     onAcks(meetingId, g, sfu, res.body().acks());
-                } else if (res.refused()) {
-                    // the SFU process is gone: move its participants now, not when its lease runs out
-                    selector.markUnreachable(sfu.pod());
-                    sessions.volatileMessage(meetingId, "media_server_lost", sfu.pod());
-                } else if (res.status() == 409 && res.error() != null
-                        && InternalError.STALE_EPOCH.equals(res.error().code())) {
-                    LOG.warn("SFU {} refused epoch {} of meeting {}: a newer owner exists", sfu.pod(), g.epoch, meetingId);
-                    ownership.lost(meetingId, g.epoch);
                 } else {
-                    LOG.debug("grant push to {} failed: {} {}", sfu.pod(), res.status(), res.error());
+                    if (res.refused()) {
+                        selector.markUnreachable(sfu.pod());
+                    }
+                    onNotApplied(meetingId, g, sfu, res.error(), res.refused());
                 }
             }));
         }
         return CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0]));
+    }
+
+    /** A push (or a batch entry) the SFU did not apply: what that means for the meeting. */
+    private void onNotApplied(UUID meetingId, MeetingGrants g, SfuEntry sfu, InternalError error, boolean refused) {
+        if (refused) {
+            // the SFU process is gone: move its participants now, not when its lease runs out
+            sessions.volatileMessage(meetingId, "media_server_lost", sfu.pod());
+        } else if (error != null && InternalError.STALE_EPOCH.equals(error.code())) {
+            LOG.warn("SFU {} refused epoch {} of meeting {}: a newer owner exists", sfu.pod(), g.epoch, meetingId);
+            ownership.lost(meetingId, g.epoch);
+        } else {
+            LOG.debug("grant push to {} failed: {}", sfu.pod(), error);
+        }
     }
 
     private void onAcks(UUID meetingId, MeetingGrants g, SfuEntry sfu, List<GrantAck> acks) {

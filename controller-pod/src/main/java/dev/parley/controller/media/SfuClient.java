@@ -2,6 +2,8 @@ package dev.parley.controller.media;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.parley.controller.config.ParleyConfig;
+import dev.parley.platform.grant.PutGrantBatchRequest;
+import dev.parley.platform.grant.PutGrantBatchResponse;
 import dev.parley.platform.grant.PutGrantsRequest;
 import dev.parley.platform.grant.PutGrantsResponse;
 import dev.parley.platform.internal.CreateTransportRequest;
@@ -10,6 +12,7 @@ import dev.parley.platform.internal.InternalError;
 import dev.parley.platform.internal.InternalPaths;
 import dev.parley.platform.internal.UpdateSubscriptionsRequest;
 import dev.parley.platform.internal.UpdateSubscriptionsResponse;
+import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 
 import java.net.URI;
@@ -18,6 +21,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /** HTTP client of the SFU internal API (docs/internal-api.md), authenticated with the shared secret. */
 @Singleton
@@ -25,6 +30,18 @@ public class SfuClient {
     /** Timeout of a grant push; part of the "old grant provably expired" bound. */
     public static final Duration GRANT_TIMEOUT = Duration.ofMillis(1000);
 
+    /**
+     * Where every answer is handled: a few platform threads, scheduled by the OS
+     * apart from the request handlers' virtual threads. What follows a grant ack may block (marking a command
+     * applied is a PostgreSQL write): left to the client's default it ran on the one-thread common pool of a
+     * 2-core pod, so every other ack waited behind that write; on virtual threads it queued behind the
+     * request handlers under load (revocation {@code applied} p50 went from ~50 to ~230 ms in the benchmark).
+     */
+    private final ExecutorService answers = Executors.newFixedThreadPool(4, r -> {
+        Thread t = new Thread(r, "sfu-answers");
+        t.setDaemon(true);
+        return t;
+    });
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1))
             .version(HttpClient.Version.HTTP_1_1).build();
     private final ObjectMapper json = new ObjectMapper();
@@ -62,6 +79,11 @@ public class SfuClient {
         return send(req(base, InternalPaths.GRANTS, GRANT_TIMEOUT).PUT(body(r)).build(), PutGrantsResponse.class);
     }
 
+    /** Several meetings' grants in one request (renewal round); each meeting has its own result. */
+    public CompletableFuture<Result<PutGrantBatchResponse>> putGrantBatch(String base, PutGrantBatchRequest r) {
+        return send(req(base, InternalPaths.GRANT_BATCH, GRANT_TIMEOUT).PUT(body(r)).build(), PutGrantBatchResponse.class);
+    }
+
     public CompletableFuture<Result<CreateTransportResponse>> createTransport(String base, CreateTransportRequest r) {
         return send(req(base, InternalPaths.TRANSPORTS, Duration.ofSeconds(5)).POST(body(r)).build(),
                 CreateTransportResponse.class);
@@ -90,7 +112,11 @@ public class SfuClient {
     }
 
     private <T> CompletableFuture<Result<T>> send(HttpRequest r, Class<T> type) {
-        return http.sendAsync(r, HttpResponse.BodyHandlers.ofByteArray()).thenApply(resp -> {
+        // the answer (or the failure) and everything that depends on it run on one of our answer threads
+        return http.sendAsync(r, HttpResponse.BodyHandlers.ofByteArray()).handleAsync((resp, t) -> {
+            if (t != null) {
+                return new Result<T>(0, null, new InternalError("unreachable", null, failure(t)));
+            }
             try {
                 if (resp.statusCode() / 100 == 2) {
                     return new Result<>(resp.statusCode(), json.readValue(resp.body(), type), null);
@@ -100,7 +126,12 @@ public class SfuClient {
             } catch (Exception e) {
                 return new Result<T>(resp.statusCode(), null, new InternalError("unreadable_response", null, null));
             }
-        }).exceptionally(t -> new Result<>(0, null, new InternalError("unreachable", null, failure(t))));
+        }, answers);
+    }
+
+    @PreDestroy
+    void stop() {
+        answers.shutdown();
     }
 
     private static String failure(Throwable t) {

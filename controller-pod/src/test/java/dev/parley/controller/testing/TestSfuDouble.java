@@ -10,6 +10,8 @@ import dev.parley.platform.etcd.Registrar;
 import dev.parley.platform.etcd.SfuEntry;
 import dev.parley.platform.grant.Grant;
 import dev.parley.platform.grant.GrantAck;
+import dev.parley.platform.grant.PutGrantBatchRequest;
+import dev.parley.platform.grant.PutGrantBatchResponse;
 import dev.parley.platform.grant.PutGrantsRequest;
 import dev.parley.platform.grant.PutGrantsResponse;
 import dev.parley.platform.internal.CreateTransportRequest;
@@ -34,8 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * TEST DOUBLE of an SFU's internal API (not the real sfu-pod): it implements exactly the control-plane
- * contract the controller depends on (docs/internal-api.md): grants with epoch fencing, version
- * ordering and expiry on its own monotonic clock; transports that require a valid single-use ticket and
+ * contract the controller depends on (docs/internal-api.md): grants (one meeting, or a batch of meetings each
+ * fenced on its own epoch) with epoch fencing, version ordering and expiry on its own monotonic clock; transports that require a valid single-use ticket and
  * an unexpired grant (the SDP answer is a placeholder, no media); participant removal. It registers in
  * etcd like a real SFU.
  */
@@ -50,6 +52,7 @@ public final class TestSfuDouble implements AutoCloseable {
     private volatile String state = SfuEntry.ACTIVE;
     private volatile double stress;
     private volatile boolean dropGrants;
+    private volatile boolean batchEndpoint = true;
 
     /** meeting → highest epoch seen. */
     public final Map<String, Long> highestEpoch = new ConcurrentHashMap<>();
@@ -57,7 +60,11 @@ public final class TestSfuDouble implements AutoCloseable {
     public final Map<String, Held> grants = new ConcurrentHashMap<>();
     public final List<Long> refusedEpochs = new CopyOnWriteArrayList<>();
     public final List<String> removed = new CopyOnWriteArrayList<>();
+    /** Single-meeting {@code PUT /grants} requests. */
     public final AtomicInteger grantPuts = new AtomicInteger();
+    /** {@code PUT /grants/batch} requests and the meeting entries they carried. */
+    public final AtomicInteger batchPuts = new AtomicInteger();
+    public final AtomicInteger batchMeetings = new AtomicInteger();
     public final AtomicInteger transportsCreated = new AtomicInteger();
 
     public record Held(Grant grant, long expiresAtNanos) {
@@ -107,6 +114,11 @@ public final class TestSfuDouble implements AutoCloseable {
         dropGrants = drop;
     }
 
+    /** An SFU of an older version: {@code PUT /grants/batch} answers 404. */
+    public void batchEndpoint(boolean supported) {
+        batchEndpoint = supported;
+    }
+
     public Held held(String meetingId, String participantId) {
         return grants.get(meetingId + "/" + participantId);
     }
@@ -127,7 +139,24 @@ public final class TestSfuDouble implements AutoCloseable {
                     Thread.sleep(2000);
                     return;
                 }
-                putGrants(ex, json.readValue(body, PutGrantsRequest.class));
+                PutGrantBatchResponse.MeetingResult r = putGrants(json.readValue(body, PutGrantsRequest.class));
+                if (r.error() != null) {
+                    send(ex, 409, r.error());
+                } else {
+                    send(ex, 200, new PutGrantsResponse(r.acks()));
+                }
+            } else if (path.equals("/internal/v1/grants/batch") && method.equals("PUT") && batchEndpoint) {
+                batchPuts.incrementAndGet();
+                if (dropGrants) {
+                    Thread.sleep(2000);
+                    return;
+                }
+                List<PutGrantBatchResponse.MeetingResult> results = new java.util.ArrayList<>();
+                for (PutGrantsRequest m : json.readValue(body, PutGrantBatchRequest.class).meetings()) {
+                    batchMeetings.incrementAndGet();
+                    results.add(putGrants(m)); // each meeting fenced on its own epoch
+                }
+                send(ex, 200, new PutGrantBatchResponse(results));
             } else if (path.equals("/internal/v1/transports") && method.equals("POST")) {
                 createTransport(ex, json.readValue(body, CreateTransportRequest.class));
             } else if (path.startsWith("/internal/v1/meetings/") && method.equals("DELETE")) {
@@ -145,12 +174,12 @@ public final class TestSfuDouble implements AutoCloseable {
         }
     }
 
-    private synchronized void putGrants(HttpExchange ex, PutGrantsRequest r) throws IOException {
+    private synchronized PutGrantBatchResponse.MeetingResult putGrants(PutGrantsRequest r) {
         long highest = highestEpoch.getOrDefault(r.meetingId(), 0L);
         if (r.controllerEpoch() < highest) {
             refusedEpochs.add(r.controllerEpoch());
-            send(ex, 409, new InternalError(InternalError.STALE_EPOCH, highest, "older controller epoch"));
-            return;
+            return PutGrantBatchResponse.MeetingResult.rejected(r.meetingId(),
+                    new InternalError(InternalError.STALE_EPOCH, highest, "older controller epoch"));
         }
         if (r.controllerEpoch() > highest) {
             // a newer epoch replaces all state of the older one
@@ -169,7 +198,7 @@ public final class TestSfuDouble implements AutoCloseable {
                 acks.add(new GrantAck(g.participantId(), cur.grant().version()));
             }
         }
-        send(ex, 200, new PutGrantsResponse(acks));
+        return PutGrantBatchResponse.MeetingResult.applied(r.meetingId(), acks);
     }
 
     private void createTransport(HttpExchange ex, CreateTransportRequest r) throws IOException {

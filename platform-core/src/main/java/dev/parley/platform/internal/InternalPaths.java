@@ -5,6 +5,8 @@ public final class InternalPaths {
     public static final String BASE = "/internal/v1";
     public static final String TRANSPORTS = BASE + "/transports";
     public static final String GRANTS = BASE + "/grants";
+    /** Several meetings' grants in one request (a controller's renewal round, one request per SFU). */
+    public static final String GRANT_BATCH = GRANTS + "/batch";
     public static final String DRAIN = BASE + "/drain";
     public static final String STATE = BASE + "/state";
 

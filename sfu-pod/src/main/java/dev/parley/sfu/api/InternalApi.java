@@ -7,6 +7,8 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.parley.media.sdp.SdpException;
 import dev.parley.platform.grant.GrantAck;
+import dev.parley.platform.grant.PutGrantBatchRequest;
+import dev.parley.platform.grant.PutGrantBatchResponse;
 import dev.parley.platform.grant.PutGrantsRequest;
 import dev.parley.platform.grant.PutGrantsResponse;
 import dev.parley.platform.internal.CreateTransportRequest;
@@ -107,6 +109,7 @@ public final class InternalApi implements AutoCloseable {
     private void route(HttpExchange ex, String method, String path) throws IOException {
         if (path.equals(InternalPaths.TRANSPORTS) && method.equals("POST")) { createTransport(ex); return; }
         if (path.equals(InternalPaths.GRANTS) && method.equals("PUT")) { putGrants(ex); return; }
+        if (path.equals(InternalPaths.GRANT_BATCH) && method.equals("PUT")) { putGrantBatch(ex); return; }
         if (path.equals(InternalPaths.DRAIN) && method.equals("POST")) {
             draining = true;
             send(ex, 202, Map.of("state", "DRAINING"));
@@ -202,6 +205,33 @@ public final class InternalApi implements AutoCloseable {
         List<GrantAck> list = new ArrayList<>();
         acks.forEach((pid, v) -> list.add(new GrantAck(pid, v)));
         send(ex, 200, new PutGrantsResponse(list));
+    }
+
+    /**
+     * Several meetings' grants in one request and one hop to the media thread. Each meeting is fenced on its own
+     * epoch exactly as {@code PUT /grants} would fence it; a rejected meeting gets its error in its result and
+     * the others are still applied.
+     */
+    private void putGrantBatch(HttpExchange ex) throws IOException {
+        PutGrantBatchRequest req = json.readValue(body(ex), PutGrantBatchRequest.class);
+        if (req.meetings() == null) throw new IllegalArgumentException("meetings required");
+        for (PutGrantsRequest m : req.meetings()) {
+            if (m == null || m.meetingId() == null || m.grants() == null) throw new IllegalArgumentException("meeting_id and grants required");
+        }
+        List<PutGrantBatchResponse.MeetingResult> results = router.call(() -> {
+            List<PutGrantBatchResponse.MeetingResult> out = new ArrayList<>(req.meetings().size());
+            for (PutGrantsRequest m : req.meetings()) {
+                try {
+                    List<GrantAck> acks = new ArrayList<>();
+                    router.putGrants(m.meetingId(), m.controllerEpoch(), m.grants()).forEach((pid, v) -> acks.add(new GrantAck(pid, v)));
+                    out.add(PutGrantBatchResponse.MeetingResult.applied(m.meetingId(), acks));
+                } catch (Router.Rejected r) {
+                    out.add(PutGrantBatchResponse.MeetingResult.rejected(m.meetingId(), new InternalError(r.code, r.highestEpoch, r.getMessage())));
+                }
+            }
+            return out;
+        });
+        send(ex, 200, new PutGrantBatchResponse(results));
     }
 
     private static long queryLong(URI uri, String key) {
