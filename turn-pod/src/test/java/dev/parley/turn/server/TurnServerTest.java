@@ -257,6 +257,10 @@ class TurnServerTest {
         StunMessage r = attacker.transact(captured);
         assertThat(r.errorCode()).isEqualTo(438);
         assertThat(server.table().size()).isEqualTo(2);
+        // the username's keys are cached now (LongTermKeyCache): a wrong password with it is still refused
+        assertThat(udpClient(addr).allocate(good.username(), "not-the-password").errorCode()).isEqualTo(401);
+        assertThat(metrics.authFailures(AuthFailure.BAD_INTEGRITY)).isEqualTo(3);
+        assertThat(server.table().size()).isEqualTo(2);
         // replay of the same bytes by the same client is a retransmission: same answer, no second allocation
         StunMessage again = victim.transact(captured);
         assertThat(again.errorCode()).isEqualTo(437); // different transaction from the allocating one
