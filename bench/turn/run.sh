@@ -8,7 +8,7 @@
 # Usage: bench/turn/run.sh [levels...]        (levels are per-session packet intervals in ms; default "20 10 5 2")
 # Env:   PROCS (uclient processes, default 4), SESSIONS (sessions per process, default 10), SECONDS_PER_LEVEL (5),
 #        MSG_BYTES (160), PARLEY_LOOPS (Parley event loops; unset: the pod's default), WARMUP_ROUNDS (4),
-#        WARMUP_SESSIONS (sessions per uclient in warm-up rounds, default 3x SESSIONS),
+#        WARMUP_SESSIONS (sessions per uclient in warm-up rounds, default 6x SESSIONS),
 #        PARLEY_JAVA_OPTS (JVM flags; default those of turn-pod/Dockerfile), KEEP=1 keeps the work directory (uclient
 #        outputs, server logs), BASELINE_JAR (an older turn-pod.jar, e.g. main's: measured as a third server "base" in
 #        the same run, to compare old and new Parley side by side; see README.md; BASELINE_JAVA_OPTS: its JVM flags,
@@ -132,9 +132,10 @@ run_level() {
 # A JVM compiles its hot paths during the first ~100k packets, and its allocation paths (auth, relay socket set-up
 # and close) over the first few hundred allocations; a relay runs for days, so measure it warm. coturn gets the same
 # load so both have touched their allocation paths. Warm-up is not measured, so all servers are warmed at once.
-# Warm-up rounds use WARMUP_SESSIONS per process (default 3x SESSIONS) at z=10ms: more allocations, so the JIT has
-# compiled the allocation paths too before measuring.
-echo "warm-up: ${WARMUP_ROUNDS:=4} rounds at z=10ms with ${WARMUP_SESSIONS:=$((3 * SESSIONS))} sessions per uclient, all servers at once"
+# Warm-up rounds use WARMUP_SESSIONS per process (default 6x SESSIONS: ~960 allocations per server) at z=10ms: the JIT
+# compiles the request handler with C2 after ~5000 STUN requests (~800 sessions; one ~0.6 s compilation, once per
+# process), which with 3x SESSIONS fell into a measured level.
+echo "warm-up: ${WARMUP_ROUNDS:=4} rounds at z=10ms with ${WARMUP_SESSIONS:=$((6 * SESSIONS))} sessions per uclient, all servers at once"
 for _ in $(seq 1 "$WARMUP_ROUNDS"); do
   warm=()
   for srv in "${SERVERS[@]}"; do SESSIONS=$WARMUP_SESSIONS server_level "$srv" 10 >/dev/null 2>&1 & warm+=("$!"); done

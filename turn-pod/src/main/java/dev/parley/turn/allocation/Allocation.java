@@ -33,6 +33,8 @@ public final class Allocation {
     private Channel relay;
     private volatile long expiresAtMillis;
     private boolean closed;
+    /** The relay socket sets DF on what it sends (the Allocate carried DONT-FRAGMENT). */
+    private boolean dontFragment;
 
     private final InetAddress[] permPeers = new InetAddress[MAX_PERMISSIONS];
     private final long[] permExpires = new long[MAX_PERMISSIONS];
@@ -126,6 +128,15 @@ public final class Allocation {
 
     public boolean closed() {
         return closed;
+    }
+
+    /** Records that the relay socket was opened with DF set (RFC 8656 DONT-FRAGMENT); before {@code register}. */
+    public void markDontFragment() {
+        dontFragment = true;
+    }
+
+    public boolean dontFragment() {
+        return dontFragment;
     }
 
     void markClosed() {

@@ -1,7 +1,6 @@
 package dev.parley.turn.auth;
 
 import dev.parley.media.stun.StunAttribute;
-import dev.parley.media.stun.StunIntegrity;
 import dev.parley.media.stun.StunMessage;
 import dev.parley.platform.turn.TurnCredentials;
 import dev.parley.turn.metrics.TurnMetrics.AuthFailure;
@@ -10,7 +9,8 @@ import dev.parley.turn.metrics.TurnMetrics.AuthFailure;
  * Long-term credential check (RFC 8489 §9.2) for TURN REST usernames {@code {expiry}:{participant}}: the request
  * must carry USERNAME, REALM, NONCE and MESSAGE-INTEGRITY; the nonce must be ours, for this client address and not
  * stale; the username must not have expired; and the integrity must verify under the key derived from one of the
- * configured secrets (current first). Keeps no state per request or per user.
+ * configured secrets (current first). Keeps no state per request; the derived keys of verified usernames are
+ * cached per thread ({@link LongTermKeyCache}).
  */
 public final class TurnAuthenticator {
     public enum Outcome { OK, CHALLENGE, BAD_REQUEST, STALE_NONCE, UNAUTHORIZED }
@@ -30,6 +30,8 @@ public final class TurnAuthenticator {
     private final String realm;
     private final TurnCredentials credentials;
     private final NonceService nonces;
+    /** Per thread (event loop): derived keys of recently verified usernames. */
+    private final ThreadLocal<LongTermKeyCache> keyCache = ThreadLocal.withInitial(LongTermKeyCache::new);
 
     public TurnAuthenticator(String realm, TurnCredentials credentials, NonceService nonces) {
         this.realm = realm;
@@ -79,9 +81,14 @@ public final class TurnAuthenticator {
         if (expiry * 1000 <= nowMillis) {
             return Result.fail(Outcome.UNAUTHORIZED, AuthFailure.EXPIRED);
         }
-        for (String password : credentials.passwords(username)) {
-            byte[] key = StunIntegrity.longTermKey(username, realm, password);
+        LongTermKeyCache cache = keyCache.get();
+        byte[][] cached = cache.get(username);
+        byte[][] keys = cached != null ? cached : LongTermKeyCache.derive(credentials, username, realm);
+        for (byte[] key : keys) {
             if (m.verifyIntegrity(key)) {
+                if (cached == null) {
+                    cache.put(username, keys); // only verified usernames: a forger cannot fill the cache
+                }
                 return new Result(Outcome.OK, null, key, username, TurnCredentials.participantId(username),
                         expiry * 1000);
             }

@@ -46,6 +46,8 @@ public final class TurnMetrics {
     public final LongAdder allocationsExpired = new LongAdder();
     public final LongAdder unauthenticatedThrottled = new LongAdder();
     public final LongAdder malformedPackets = new LongAdder();
+    /** Send indications with DONT-FRAGMENT on an allocation whose relay socket does not set DF. */
+    public final LongAdder dontFragmentDropped = new LongAdder();
     public final LongAdder droppedNoPermission = new LongAdder();
     public final LongAdder drainRefusals = new LongAdder();
     private final Map<AuthFailure, LongAdder> authFailures = new EnumMap<>(AuthFailure.class);
@@ -134,6 +136,9 @@ public final class TurnMetrics {
                 .append(n.sum()).append('\n'));
         counter(b, "parley_turn_unauthenticated_throttled_total", "401 responses suppressed by the rate limit", unauthenticatedThrottled.sum());
         counter(b, "parley_turn_malformed_packets_total", "Packets dropped as malformed", malformedPackets.sum());
+        counter(b, "parley_turn_dont_fragment_dropped_total",
+                "Send indications with DONT-FRAGMENT dropped: the allocation's relay socket does not set DF",
+                dontFragmentDropped.sum());
         counter(b, "parley_turn_dropped_no_permission_total", "Packets dropped for lack of a permission or channel", droppedNoPermission.sum());
         counter(b, "parley_turn_drain_refusals_total", "Allocate requests refused while draining", drainRefusals.sum());
         return b.toString();

@@ -14,6 +14,7 @@ import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketProtocolFamily;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.unix.IntegerUnixChannelOption;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -39,6 +40,19 @@ final class Transport {
     ChannelFactory<DatagramChannel> datagram(InetAddress bindAddress) {
         SocketProtocolFamily family = bindAddress instanceof Inet4Address ? SocketProtocolFamily.INET : SocketProtocolFamily.INET6;
         return epoll ? () -> new EpollDatagramChannel(family) : () -> new NioDatagramChannel(family);
+    }
+
+    /**
+     * DONT-FRAGMENT (RFC 8656 §7.2): {@code IP_MTU_DISCOVER} / {@code IPV6_MTU_DISCOVER} = {@code IP_PMTUDISC_DO} on a
+     * relay socket makes the kernel set DF on every datagram and refuse (EMSGSIZE) rather than fragment one above the
+     * path MTU. Only the epoll transport can set raw socket options; under NIO the attribute stays unsupported (420).
+     */
+    static final IntegerUnixChannelOption IP_MTU_DISCOVER = new IntegerUnixChannelOption("IP_MTU_DISCOVER", 0, 10);
+    static final IntegerUnixChannelOption IPV6_MTU_DISCOVER = new IntegerUnixChannelOption("IPV6_MTU_DISCOVER", 41, 23);
+    static final int PMTUDISC_DO = 2;
+
+    boolean dontFragment() {
+        return epoll;
     }
 
     Class<? extends ServerSocketChannel> server() {

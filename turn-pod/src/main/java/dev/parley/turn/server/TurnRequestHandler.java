@@ -110,7 +110,8 @@ public final class TurnRequestHandler {
             if (cls == StunClass.INDICATION) {
                 return m.method() == StunMethod.SEND ? send(link, m, ctx) : null;
             }
-            int unknown = m.firstUnknownRequired(TurnRequestHandler::known);
+            int unknown = m.firstUnknownRequired(m.method() == StunMethod.ALLOCATE && binder.supportsDontFragment()
+                    ? TurnRequestHandler::knownInAllocateWithDf : TurnRequestHandler::known);
             if (unknown >= 0) {
                 error(link, m, ctx, StunErrorCode.UNKNOWN_ATTRIBUTE, null, unknown);
                 return null;
@@ -140,8 +141,13 @@ public final class TurnRequestHandler {
                  StunAttribute.EVEN_PORT, StunAttribute.CHANNEL_NUMBER, StunAttribute.RESERVATION_TOKEN,
                  StunAttribute.ERROR_CODE, StunAttribute.PRIORITY, StunAttribute.USE_CANDIDATE,
                  StunAttribute.XOR_MAPPED_ADDRESS -> true;
-            default -> false; // incl. DONT-FRAGMENT: we cannot set DF on relayed datagrams, so we say so (420)
+            default -> false; // incl. DONT-FRAGMENT where the transport cannot set DF (NIO): 420, as RFC 8656 §7.2 asks
         };
+    }
+
+    /** Allocate when relay sockets can set DF (epoll): DONT-FRAGMENT is understood too. */
+    private static boolean knownInAllocateWithDf(int type) {
+        return type == StunAttribute.DONT_FRAGMENT || known(type);
     }
 
     // ---------------------------------------------------------------- Binding
@@ -303,14 +309,16 @@ public final class TurnRequestHandler {
                 return;
             }
         }
-        bindAndRespond(link, m.transactionId(), a, lifetime, new PortChoice(even, reservePair, fixedPort, ipv6), 3, m, ctx);
+        boolean dontFragment = m.find(StunAttribute.DONT_FRAGMENT) >= 0; // only reaches here if supported
+        bindAndRespond(link, m.transactionId(), a, lifetime,
+                new PortChoice(even, reservePair, fixedPort, ipv6, dontFragment), 3, m, ctx);
     }
 
     /**
      * How to pick the relay port: any, even (EVEN-PORT), even with the next one reserved (R bit), or a reserved one;
      * and the relayed address family (REQUESTED-ADDRESS-FAMILY).
      */
-    private record PortChoice(boolean even, boolean reservePair, int fixedPort, boolean ipv6) {
+    private record PortChoice(boolean even, boolean reservePair, int fixedPort, boolean ipv6, boolean dontFragment) {
     }
 
     private void bindAndRespond(ClientLink link, byte[] txid, TurnAuthenticator.Result a, long lifetime,
@@ -330,7 +338,7 @@ public final class TurnRequestHandler {
         // loop), but keep a copy of what the response needs in case it does not.
         byte[] reqCopy = new byte[m.size()];
         m.buffer().getBytes(m.start(), reqCopy);
-        binder.bind(alloc, port, relay -> {
+        binder.bind(alloc, port, choice.dontFragment(), relay -> {
             if (link instanceof StreamClientLink s) {
                 if (s.allocation != null || !s.open()) { // the connection went away or raced: undo
                     releasePorts(port, choice);
@@ -339,6 +347,9 @@ public final class TurnRequestHandler {
                     return;
                 }
                 s.allocation = alloc;
+            }
+            if (choice.dontFragment()) {
+                alloc.markDontFragment();
             }
             table.register(alloc, relay);
             metrics.allocationsCreated.increment();
@@ -565,6 +576,12 @@ public final class TurnRequestHandler {
         }
         if (!alloc.hasPermission(peer.getAddress(), clock.getAsLong())) {
             metrics.droppedNoPermission.increment();
+            return null;
+        }
+        if (!alloc.dontFragment() && m.find(StunAttribute.DONT_FRAGMENT) >= 0) {
+            // RFC 8656 §11.2: DF asked for on a relay socket that does not set it (allocated without DONT-FRAGMENT,
+            // or a transport without DF): discard rather than send a datagram that may be fragmented
+            metrics.dontFragmentDropped.increment();
             return null;
         }
         return relayPath.clientSend(alloc, peer, m.buffer(), m.valueOffset(data), m.valueLength(data));

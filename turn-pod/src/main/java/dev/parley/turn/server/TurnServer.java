@@ -74,7 +74,19 @@ public final class TurnServer {
                 new NonceService(config.nonceTtl().toSeconds()));
         UnauthenticatedLimiter limiter = new UnauthenticatedLimiter(config.unauthenticatedPerSecond(),
                 Math.max(1, Math.min(100, config.unauthenticatedPerSecond())));
-        this.requests = new TurnRequestHandler(config, table, auth, limiter, metrics, clock, relayPath, this::bindRelay,
+        RelayBinder binder = new RelayBinder() {
+            @Override
+            public void bind(Allocation a, int port, boolean dontFragment, java.util.function.Consumer<Channel> onBound,
+                             java.util.function.Consumer<Throwable> onFailed) {
+                bindRelay(a, port, dontFragment, onBound, onFailed);
+            }
+
+            @Override
+            public boolean supportsDontFragment() {
+                return transport.dontFragment();
+            }
+        };
+        this.requests = new TurnRequestHandler(config, table, auth, limiter, metrics, clock, relayPath, binder,
                 draining::get);
         metrics.gauges(table::size, table::permissionCount, table::channelCount, () -> draining.get() ? 1 : 0);
     }
@@ -175,10 +187,14 @@ public final class TurnServer {
         return sb.bind(bind).sync().channel();
     }
 
-    private void bindRelay(Allocation a, int relayPort, java.util.function.Consumer<Channel> onBound,
+    private void bindRelay(Allocation a, int relayPort, boolean dontFragment, java.util.function.Consumer<Channel> onBound,
                            java.util.function.Consumer<Throwable> onFailed) {
         InetSocketAddress relayBind = new InetSocketAddress(a.ipv6() ? config.relayAddress6() : config.relayAddress(), relayPort);
-        new Bootstrap().group(a.loop()).channelFactory(transport.datagram(relayBind.getAddress()))
+        Bootstrap b = new Bootstrap();
+        if (dontFragment && transport.dontFragment()) {
+            b.option(a.ipv6() ? Transport.IPV6_MTU_DISCOVER : Transport.IP_MTU_DISCOVER, Transport.PMTUDISC_DO);
+        }
+        b.group(a.loop()).channelFactory(transport.datagram(relayBind.getAddress()))
                 .option(ChannelOption.SO_RCVBUF, 1 << 20).option(ChannelOption.SO_SNDBUF, 1 << 20)
                 // one datagram per read: a relay socket usually has one packet waiting, and reading on until EAGAIN
                 // costs a second syscall per packet; anything left is reported again by epoll

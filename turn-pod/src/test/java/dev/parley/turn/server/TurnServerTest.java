@@ -8,6 +8,7 @@ import dev.parley.media.stun.StunMethod;
 import dev.parley.platform.turn.TurnCredential;
 import dev.parley.platform.turn.TurnCredentials;
 import dev.parley.platform.turn.TurnSecrets;
+import dev.parley.turn.allocation.Allocation;
 import dev.parley.turn.config.TurnConfig;
 import dev.parley.turn.metrics.TurnMetrics;
 import dev.parley.turn.metrics.TurnMetrics.AuthFailure;
@@ -72,6 +73,46 @@ class TurnServerTest {
         peer.send(new DatagramPacket(bytes("nio in"), 6, relayed));
         byte[] frame = c.receive(1500);
         assertThat(new String(frame, 4, frame.length - 4, StandardCharsets.UTF_8)).isEqualTo("nio in");
+    }
+
+    @Test
+    void dontFragmentSetsDfOnTheRelaySocketUnderEpoll() throws Exception {
+        InetSocketAddress addr = start(Map.of());
+        assertThat(server.epoll()).isTrue();
+        DatagramSocket peer = peer("127.0.0.1");
+        TestTurnClient df = udpClient(addr);
+        TurnCredential cred = cred("frank");
+        StunMessage ok = df.allocate(cred.username(), cred.password(), w -> w.flag(StunAttribute.DONT_FRAGMENT));
+        assertThat(ok.messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
+        TestTurnClient plain = udpClient(addr);
+        assertThat(plain.allocate(cred.username(), cred.password()).messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
+        Allocation dfAlloc = server.table().udp(df.localAddress());
+        Allocation plainAlloc = server.table().udp(plain.localAddress());
+        // the kernel holds IP_PMTUDISC_DO on the DF allocation's relay socket only
+        assertThat(dfAlloc.relay().config().getOption(Transport.IP_MTU_DISCOVER)).isEqualTo(Transport.PMTUDISC_DO);
+        assertThat(plainAlloc.relay().config().getOption(Transport.IP_MTU_DISCOVER)).isNotEqualTo(Transport.PMTUDISC_DO);
+        assertThat(df.createPermission(ip("127.0.0.1")).messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
+        assertThat(plain.createPermission(ip("127.0.0.1")).messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
+        // Send with DONT-FRAGMENT: relayed from the DF allocation, dropped (and counted) from the other
+        plain.sendIndication(ip("127.0.0.1"), peer.getLocalPort(), bytes("no df"), true);
+        df.sendIndication(ip("127.0.0.1"), peer.getLocalPort(), bytes("with df"), true);
+        assertThat(receive(peer)).isEqualTo("with df");
+        await().atMost(Duration.ofSeconds(5)).until(() -> metrics.dontFragmentDropped.sum() == 1);
+        plain.sendIndication(ip("127.0.0.1"), peer.getLocalPort(), bytes("plain"), false);
+        assertThat(receive(peer)).isEqualTo("plain");
+    }
+
+    @Test
+    void dontFragmentIsUnknownWithoutEpoll() throws Exception {
+        InetSocketAddress addr = start(Map.of(), false);
+        TestTurnClient c = udpClient(addr);
+        TurnCredential cred = cred("nio-df");
+        c.challenge(cred.username(), cred.password());
+        StunMessage r420 = c.transact(c.request(StunMethod.ALLOCATE, TestTurnClient.txid(), true,
+                w -> w.requestedTransport(17).flag(StunAttribute.DONT_FRAGMENT)));
+        assertThat(r420.errorCode()).isEqualTo(420);
+        assertThat(r420.unknownAttributes()).containsExactly(StunAttribute.DONT_FRAGMENT);
+        assertThat(server.table().size()).isZero();
     }
 
     private TestTurnClient udpClient(InetSocketAddress addr) throws Exception {
@@ -257,6 +298,10 @@ class TurnServerTest {
         StunMessage r = attacker.transact(captured);
         assertThat(r.errorCode()).isEqualTo(438);
         assertThat(server.table().size()).isEqualTo(2);
+        // the username's keys are cached now (LongTermKeyCache): a wrong password with it is still refused
+        assertThat(udpClient(addr).allocate(good.username(), "not-the-password").errorCode()).isEqualTo(401);
+        assertThat(metrics.authFailures(AuthFailure.BAD_INTEGRITY)).isEqualTo(3);
+        assertThat(server.table().size()).isEqualTo(2);
         // replay of the same bytes by the same client is a retransmission: same answer, no second allocation
         StunMessage again = victim.transact(captured);
         assertThat(again.errorCode()).isEqualTo(437); // different transaction from the allocating one
@@ -292,11 +337,12 @@ class TurnServerTest {
         f.challenge(cred.username(), cred.password());
         byte[] req = f.request(StunMethod.ALLOCATE, TestTurnClient.txid(), true, w -> w.requestedTransport(6));
         assertThat(f.transact(req).errorCode()).isEqualTo(442);
-        byte[] df = f.request(StunMethod.ALLOCATE, TestTurnClient.txid(), true,
-                w -> w.requestedTransport(17).flag(StunAttribute.DONT_FRAGMENT));
-        StunMessage r420 = f.transact(df);
+        // an unknown comprehension-required attribute
+        byte[] unknown = f.request(StunMethod.ALLOCATE, TestTurnClient.txid(), true,
+                w -> w.requestedTransport(17).flag(0x0077));
+        StunMessage r420 = f.transact(unknown);
         assertThat(r420.errorCode()).isEqualTo(420);
-        assertThat(r420.unknownAttributes()).containsExactly(StunAttribute.DONT_FRAGMENT);
+        assertThat(r420.unknownAttributes()).containsExactly(0x0077);
         // refresh without allocation
         assertThat(f.refresh(600).errorCode()).isEqualTo(437);
     }

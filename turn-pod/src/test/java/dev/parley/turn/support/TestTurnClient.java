@@ -202,10 +202,18 @@ public final class TestTurnClient implements AutoCloseable {
     }
 
     public void sendIndication(byte[] rawPeer, int port, byte[] data) throws IOException {
+        sendIndication(rawPeer, port, data, false);
+    }
+
+    /** A Send indication, with DONT-FRAGMENT if {@code dontFragment}. */
+    public void sendIndication(byte[] rawPeer, int port, byte[] data, boolean dontFragment) throws IOException {
         ByteBuf out = Unpooled.buffer();
-        new StunMessageWriter().begin(out, StunMessageType.of(StunMethod.SEND, StunClass.INDICATION), txid())
+        StunMessageWriter w = new StunMessageWriter().begin(out, StunMessageType.of(StunMethod.SEND, StunClass.INDICATION), txid())
                 .address(StunAttribute.XOR_PEER_ADDRESS, rawPeer, port, true)
                 .attribute(StunAttribute.DATA, data);
+        if (dontFragment) {
+            w.flag(StunAttribute.DONT_FRAGMENT);
+        }
         byte[] b = new byte[out.readableBytes()];
         out.readBytes(b);
         sendRaw(b);
