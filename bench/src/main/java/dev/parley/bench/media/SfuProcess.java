@@ -1,9 +1,13 @@
 package dev.parley.bench.media;
 
+import dev.parley.testsupport.net.FreePorts;
+import dev.parley.testsupport.process.ChildProcesses;
+import dev.parley.testsupport.process.StandaloneSfuEnv;
+
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +18,7 @@ final class SfuProcess implements AutoCloseable {
     final int internalPort;
 
     SfuProcess(Path jar, String secret, String ticketJwk, String pod) throws IOException {
-        internalPort = freePort();
+        internalPort = FreePorts.tcp();
         String java = ProcessHandle.current().info().command().orElse("java");   // the same JDK as the bench
         List<String> cmd = new ArrayList<>(List.of(java, "-Xms512m", "-Xmx1g", "-XX:+UseParallelGC",
                 "--enable-native-access=ALL-UNNAMED"));
@@ -23,16 +27,7 @@ final class SfuProcess implements AutoCloseable {
         if (extra != null && !extra.isBlank()) cmd.addAll(List.of(extra.trim().split("\\s+")));
         cmd.addAll(List.of("-jar", jar.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd);
-        Map<String, String> env = pb.environment();
-        env.put("PARLEY_POD_NAME", pod);
-        env.put("PARLEY_BIND_ADDRESS", "127.0.0.1");
-        env.put("PARLEY_MEDIA_UDP_PORT", "0");
-        env.put("PARLEY_MEDIA_TCP_PORT", "0");
-        env.put("PARLEY_INTERNAL_PORT", String.valueOf(internalPort));
-        env.put("PARLEY_INTERNAL_SECRET", secret);
-        env.put("PARLEY_TICKET_PUBLIC_JWK", ticketJwk);
-        env.put("PARLEY_SFU_LOOPBACK_PEERS_ONLY", "true");
-        env.remove("PARLEY_ETCD_ENDPOINTS");
+        StandaloneSfuEnv.apply(pb.environment(), pod, internalPort, secret, ticketJwk);
         pb.redirectErrorStream(true).redirectOutput(Path.of("target", "sfu-bench-sfu.log").toFile());
         Files.createDirectories(Path.of("target"));
         process = pb.start();
@@ -80,20 +75,8 @@ final class SfuProcess implements AutoCloseable {
         return r;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     @Override
     public void close() {
-        process.destroy();
-        try {
-            process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        process.destroyForcibly();
+        ChildProcesses.stop(process, Duration.ofSeconds(5));
     }
 }

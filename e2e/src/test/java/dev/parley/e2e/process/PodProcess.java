@@ -1,5 +1,7 @@
 package dev.parley.e2e.process;
 
+import dev.parley.testsupport.process.ChildProcesses;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -98,17 +100,6 @@ public final class PodProcess implements AutoCloseable {
 
     @Override
     public void close() {
-        if (process.isAlive()) {
-            process.destroy();
-            try {
-                if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                    process.waitFor();
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
+        ChildProcesses.stop(process, Duration.ofSeconds(5));
     }
 }

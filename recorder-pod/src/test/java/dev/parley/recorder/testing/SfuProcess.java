@@ -1,7 +1,6 @@
 package dev.parley.recorder.testing;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -10,6 +9,10 @@ import java.time.Duration;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+
+import dev.parley.testsupport.net.FreePorts;
+import dev.parley.testsupport.process.ChildProcesses;
+import dev.parley.testsupport.process.StandaloneSfuEnv;
 
 /**
  * The real SFU ({@code dev.parley.sfu.Main} from sfu-pod, a test dependency) as its own process on loopback,
@@ -26,25 +29,29 @@ public final class SfuProcess implements AutoCloseable {
         this.pod = pod;
     }
 
+    /**
+     * Starts the SFU on a free internal port and waits until its {@code /healthz} answers; starts it again on another
+     * port when it lost the race for the first one (see {@link ChildProcesses#lostPortRace}).
+     */
     public static SfuProcess start(String pod, String secret, String ticketPublicJwk, Path log) throws Exception {
-        int port = freeTcpPort();
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                "dev.parley.sfu.Main")).redirectErrorStream(true).redirectOutput(log.toFile());
-        var env = pb.environment();
-        env.put("PARLEY_POD_NAME", pod);
-        env.put("PARLEY_BIND_ADDRESS", "127.0.0.1");
-        env.put("PARLEY_MEDIA_UDP_PORT", "0");
-        env.put("PARLEY_MEDIA_TCP_PORT", "0");
-        env.put("PARLEY_INTERNAL_PORT", Integer.toString(port));
-        env.put("PARLEY_INTERNAL_SECRET", secret);
-        env.put("PARLEY_TICKET_PUBLIC_JWK", ticketPublicJwk);
-        env.put("PARLEY_SFU_LOOPBACK_PEERS_ONLY", "true");
-        env.remove("PARLEY_ETCD_ENDPOINTS");
-        SfuProcess sfu = new SfuProcess(pb.start(), port, pod);
-        sfu.awaitHealthy(60);
-        return sfu;
+        for (int attempt = 1; ; attempt++) {
+            int port = FreePorts.tcp();
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            ProcessBuilder pb = new ProcessBuilder(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1",
+                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                    "dev.parley.sfu.Main")).redirectErrorStream(true).redirectOutput(log.toFile());
+            StandaloneSfuEnv.apply(pb.environment(), pod, port, secret, ticketPublicJwk);
+            SfuProcess sfu = new SfuProcess(pb.start(), port, pod);
+            try {
+                sfu.awaitHealthy(60);
+                return sfu;
+            } catch (IllegalStateException e) {
+                sfu.close();
+                if (attempt >= 3 || !ChildProcesses.lostPortRace(sfu.process, log)) {
+                    throw e;
+                }
+            }
+        }
     }
 
     public String pod() {
@@ -90,22 +97,8 @@ public final class SfuProcess implements AutoCloseable {
         throw new IllegalStateException("SFU not healthy within " + seconds + " s");
     }
 
-    private static int freeTcpPort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        ChildProcesses.stop(process, Duration.ofSeconds(10));
     }
 }
