@@ -2,7 +2,6 @@ package dev.parley.sfu;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Page;
 import com.nimbusds.jose.jwk.ECKey;
@@ -20,10 +19,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -43,18 +39,15 @@ class BweBrowserIT {
     private static final String POD = "sfu-bwe-it";
     private final ObjectMapper json = new ObjectMapper();
     private final ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor();
-    private final Map<String, Set<String>> renewed = new ConcurrentHashMap<>();
     private SfuServer sfu;
-    private final SfuInternalCalls internal = new SfuInternalCalls(() -> sfu.internalPort(), SECRET);
-    private TicketSigner signer;
+    private SfuInternalCalls internal;
     private StaticServer web;
     private Chromium chromium;
-    private long version = 1;
 
     @BeforeAll
     void start() throws Exception {
         ECKey key = TicketKeys.generate();
-        signer = new TicketSigner(key);
+        internal = new SfuInternalCalls(() -> sfu.internalPort(), SECRET, new TicketSigner(key), POD);
         sfu = new SfuServer(new SfuConfig(POD, "local", "127.0.0.1", "127.0.0.1", 0, 0, 0, SECRET,
                 key.toPublicJWK().toJSONString(), "", 5, true, 4_000_000, true));
         String page;
@@ -63,7 +56,7 @@ class BweBrowserIT {
         }
         web = StaticServer.start().page("/sfu.html", page);
         chromium = Chromium.launch(Chromium.options().arg("--force-fieldtrials=WebRTC-LegacySimulcastLayerLimit/Disabled/"));
-        renewer.scheduleAtFixedRate(this::renewGrants, 0, 1000, TimeUnit.MILLISECONDS);
+        renewer.scheduleAtFixedRate(internal::renewGrants, 0, 1000, TimeUnit.MILLISECONDS);
     }
 
     @AfterAll
@@ -174,7 +167,6 @@ class BweBrowserIT {
 
     /** A publisher (publish connection only, three-layer simulcast) or a subscriber (one audio + one video slot). */
     private Peer join(String meeting, String pid, boolean publisher) {
-        renewed.computeIfAbsent(meeting, k -> ConcurrentHashMap.newKeySet()).add(pid);
         BrowserContext ctx = chromium.newContext();
         Page page = ctx.newPage();
         page.navigate(web.url("/sfu.html"));
@@ -196,11 +188,7 @@ class BweBrowserIT {
     }
 
     private JsonNode participant(String meeting, String pid) {
-        for (JsonNode m : call("GET", "/internal/v1/state", null, 200).path("meetings")) {
-            if (!meeting.equals(m.path("meeting_id").asText())) continue;
-            for (JsonNode p : m.path("participants")) if (pid.equals(p.path("participant_id").asText())) return p;
-        }
-        return json.missingNode();
+        return internal.participant(meeting, pid);
     }
 
     /** The subscriber's (single) video slot as the SFU forwards it: spatial, paused, layer_switches. */
@@ -209,31 +197,7 @@ class BweBrowserIT {
     }
 
     private JsonNode createTransport(String meeting, String pid, String kind, String offer) {
-        ObjectNode body = json.createObjectNode();
-        body.put("meeting_id", meeting).put("participant_id", pid).put("transport_generation", 1)
-                .put("controller_epoch", 7).put("kind", kind)
-                .put("connect_ticket", signer.issue(meeting, pid, 1, POD, "dk", Duration.ofSeconds(20)).token())
-                .put("sdp_offer", offer);
-        body.set("grant", grant(pid));
-        return call("POST", "/internal/v1/transports", body, 200);
-    }
-
-    private synchronized ObjectNode grant(String pid) {
-        ObjectNode g = json.createObjectNode();
-        g.put("participant_id", pid).put("version", version++).put("controller_epoch", 7).put("subscribe", true).put("ttl_ms", 3000);
-        g.putObject("publish").put("audio", true).put("video", true).put("screen", false);
-        return g;
-    }
-
-    private void renewGrants() {
-        for (Map.Entry<String, Set<String>> e : renewed.entrySet()) {
-            try {
-                ObjectNode body = json.createObjectNode().put("meeting_id", e.getKey()).put("controller_epoch", 7);
-                var arr = body.putArray("grants");
-                for (String pid : e.getValue()) arr.add(grant(pid));
-                call("PUT", "/internal/v1/grants", body, 200);
-            } catch (RuntimeException ex) { /* next round */ }
-        }
+        return internal.createTransport(meeting, pid, kind, offer, null);
     }
 
     private JsonNode call(String method, String path, JsonNode body, int expect) {

@@ -409,6 +409,10 @@ public final class Router implements PacketHandler, TransportListener {
                     lm.put("height", s.current == null ? 0 : s.current.height);
                     lm.put("paused", s.paused);
                     lm.put("layer_switches", s.layerSwitches);
+                    lm.put("temporal", s.temporal.current);              // highest TID forwarded (3 = all)
+                    lm.put("target_temporal", s.temporal.target);
+                    lm.put("temporal_layers", s.current == null ? 0 : s.current.temporalLayers);
+                    lm.put("temporal_dropped_packets", s.temporal.droppedPackets);
                     layers.add(lm);
                 }
                 pm.put("video_layers", layers);
