@@ -708,7 +708,8 @@ public final class Router implements PacketHandler, TransportListener {
                 s.switchTo(layer, b, off, vp8, now);
             } else if (s.waitingKeyframe) {
                 if (!keyframe || !frameStart) return;
-                s.waitingKeyframe = false;
+                // resume (pause, send-queue drop) re-bases the numbers: what was skipped is no gap the receiver NACKs
+                s.switchTo(layer, b, off, vp8, now);
             }
         } else if (layer != s.current) {
             s.switchTo(layer, b, off, null, now);
