@@ -31,6 +31,8 @@ final class Slot {
     boolean paused;
     /** When the allocator first asked to pause it (System.nanoTime; 0 = it doesn't). */
     long pauseWantedSince;
+    /** While paused: since when the allocation has had room to resume it (System.nanoTime; 0 = it hasn't). */
+    long resumeWantedSince;
     /** Spatial layer switches since the slot was created (observability: oscillation shows here). */
     int layerSwitches;
 
@@ -63,6 +65,7 @@ final class Slot {
         waitingKeyframe = false;
         paused = false;
         pauseWantedSince = 0;
+        resumeWantedSince = 0;
     }
 
     void detach() {

@@ -39,6 +39,11 @@ final class SubscriberAllocation {
      */
     static final long PAUSE_GRACE_NANOS = 1_000_000_000L;
     /**
+     * A paused video resumes only after the allocator has found room for its lowest layer plus as much again
+     * (the keyframe that resuming costs) for this long.
+     */
+    static final long RESUME_HOLD_NANOS = 2_000_000_000L;
+    /**
      * A temporal step up waits for a layer-sync picture; libwebrtc sends one for TL1 only after a keyframe, so
      * when none came for this long the publisher is asked for a keyframe.
      */
@@ -82,8 +87,15 @@ final class SubscriberAllocation {
             }
             Layer target = a.forwarding() && a.spatial() < s.track.layers.length ? s.track.layers[a.spatial()] : lowestActive(s.track, now);
             if (target == null) continue;
-            if (s.paused) {                              // resume: the decoder needs a keyframe of the layer
-                s.paused = false;
+            if (s.paused) {
+                // resume only with room for the layer and its keyframe, held for a while: on a link that barely
+                // misses the lowest layer each resume was a keyframe burst that pushed audio out of the queue
+                boolean room = a.forwarding() && sub.bwe.estimateBps() >= r.allocatedBps() + lowestCost(tracks, a.trackId());
+                if (!room) { s.resumeWantedSince = 0; continue; }
+                if (s.resumeWantedSince == 0) s.resumeWantedSince = now;
+                if (now - s.resumeWantedSince < RESUME_HOLD_NANOS) continue;
+                s.paused = false;                        // the decoder needs a keyframe of the layer
+                s.resumeWantedSince = 0;
                 s.waitingKeyframe = true;
             }
             s.target = target;

@@ -120,6 +120,45 @@ class SubscriberAllocationTest {
         assertThat(s.temporal.target).isEqualTo(TemporalFilter.ALL);
     }
 
+    @Test
+    void pausedVideoResumesOnlyWithRoomForItsKeyframeHeldTwoSeconds() {
+        PublishedTrack a = camera(alice, 100);
+        Slot s = slot(a, "1");
+        sub.resetCongestionControl();
+        // 60 kbps: not even 180p TL0 (128 kbps) fits; paused after the grace time
+        long pausedAt = -1;
+        for (int i = 0; i < 20 && pausedAt < 0; i++) {
+            sub.bwe.onRemb(60_000, now / 1000);
+            step(a);
+            if (s.paused) pausedAt = now;
+        }
+        assertThat(pausedAt).as("paused").isPositive();
+        // 200 kbps: TL0 fits, but not TL0 plus as much again for its keyframe: stays paused
+        for (int i = 0; i < 50; i++) {
+            sub.bwe.onRemb(200_000, now / 1000);
+            step(a);
+            assertThat(s.paused).as("paused at 200 kbps after %d ms", i * 200).isTrue();
+        }
+        // 2 Mbps: resumed once the budget followed (3 s hold) and the room held for 2 s more, then stays on
+        long raisedAt = now, resumedAt = -1;
+        for (int i = 0; i < 60; i++) {
+            sub.bwe.onRemb(2_000_000, now / 1000);
+            step(a);
+            if (!s.paused && resumedAt < 0) resumedAt = now;
+            if (resumedAt >= 0) assertThat(s.paused).as("no pause after resuming").isFalse();
+        }
+        assertThat(resumedAt).as("resumed").isPositive();
+        assertThat(resumedAt - raisedAt).isBetween(SubscriberAllocation.RESUME_HOLD_NANOS, 8 * SECOND);
+        assertThat(s.waitingKeyframe).as("resumes at a keyframe").isTrue();
+    }
+
+    /** One allocation round 200 ms later, the publisher still sending. */
+    private void step(PublishedTrack... tracks) {
+        now += SubscriberAllocation.INTERVAL_NANOS;
+        refresh(tracks);
+        sub.allocation.run(sub, now, (layer, t) -> keyframesAsked.add(layer));
+    }
+
     /** The publishers kept sending (layers stay active at the new time). */
     private void refresh(PublishedTrack... tracks) {
         for (PublishedTrack t : tracks) for (Layer l : t.layers) l.lastPacketNanos = now;
