@@ -2,7 +2,6 @@ package dev.parley.sfu;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Page;
 import com.nimbusds.jose.jwk.ECKey;
@@ -20,10 +19,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -43,18 +39,15 @@ class BweBrowserIT {
     private static final String POD = "sfu-bwe-it";
     private final ObjectMapper json = new ObjectMapper();
     private final ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor();
-    private final Map<String, Set<String>> renewed = new ConcurrentHashMap<>();
     private SfuServer sfu;
-    private final SfuInternalCalls internal = new SfuInternalCalls(() -> sfu.internalPort(), SECRET);
-    private TicketSigner signer;
+    private SfuInternalCalls internal;
     private StaticServer web;
     private Chromium chromium;
-    private long version = 1;
 
     @BeforeAll
     void start() throws Exception {
         ECKey key = TicketKeys.generate();
-        signer = new TicketSigner(key);
+        internal = new SfuInternalCalls(() -> sfu.internalPort(), SECRET, new TicketSigner(key), POD);
         sfu = new SfuServer(new SfuConfig(POD, "local", "127.0.0.1", "127.0.0.1", 0, 0, 0, SECRET,
                 key.toPublicJWK().toJSONString(), "", 5, true, 4_000_000, true));
         String page;
@@ -63,7 +56,7 @@ class BweBrowserIT {
         }
         web = StaticServer.start().page("/sfu.html", page);
         chromium = Chromium.launch(Chromium.options().arg("--force-fieldtrials=WebRTC-LegacySimulcastLayerLimit/Disabled/"));
-        renewer.scheduleAtFixedRate(this::renewGrants, 0, 1000, TimeUnit.MILLISECONDS);
+        renewer.scheduleAtFixedRate(internal::renewGrants, 0, 1000, TimeUnit.MILLISECONDS);
     }
 
     @AfterAll
@@ -87,16 +80,24 @@ class BweBrowserIT {
                     .untilAsserted(() -> {
                         assertThat(layer(meeting, "fast").path("spatial").asInt()).as("fast spatial").isEqualTo(2);
                         assertThat(maxWidth(fast)).as("fast frame width").isGreaterThan(640);
-                        assertThat(layer(meeting, "slow").path("spatial").asInt()).as("slow spatial").isZero();
+                        // below the top layer: 180p, or 360p at a reduced frame rate — with VP8 temporal layers a camera
+                        // gives up frame rate before resolution, so when the publisher's 360p runs cheap (a loaded
+                        // machine's encoder) its TL0+TL1 can fit 300 kbps
+                        JsonNode sl = layer(meeting, "slow");
+                        int sp = sl.path("spatial").asInt();
+                        assertThat(sp == 0 || (sp == 1 && sl.path("temporal").asInt() <= 1))
+                                .as("slow below the top layer (180p, or 360p at TL ≤ 1): %s", sl).isTrue();
                         assertThat(maxWidth(slow)).as("slow frame width; SFU: %s; browser: %s", participant(meeting, "slow"), stats(slow))
-                                .isBetween(1, 320);
+                                .isBetween(1, sp == 0 ? 320 : 640);
                     });
             long slowFrames = frames(slow);
-            await().atMost(Duration.ofSeconds(20)).until(() -> frames(slow) > slowFrames + 10);   // and it plays
+            await("slow plays").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
+                    assertThat(frames(slow)).as("slow's frames; SFU: %s; browser: %s", layer(meeting, "slow"), stats(slow))
+                            .isGreaterThan(slowFrames + 10));
             int topWidth = maxWidth(fast);
             JsonNode cc = participant(meeting, "slow").path("congestion_control");
-            System.out.printf("300 kbps: slow estimate %d bps, budget %d; fast width %d%n", cc.path("estimate_bps").asLong(),
-                    cc.path("budget_bps").asLong(), topWidth);
+            System.out.printf("300 kbps: slow estimate %d bps, budget %d, slot %s; fast width %d%n", cc.path("estimate_bps").asLong(),
+                    cc.path("budget_bps").asLong(), layer(meeting, "slow"), topWidth);
 
             // 2. limit lifted: back on the top layer within 15 s, without going back and forth
             int switchesBefore = layer(meeting, "slow").path("layer_switches").asInt();
@@ -142,12 +143,15 @@ class BweBrowserIT {
             link(meeting, "slow", 50, 20, 0);
             await("slow's video paused").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(250))
                     .until(() -> layer(meeting, "slow").path("paused").asBoolean());
-            sleep(3000);                                    // what was queued on the 50 kbps link drains
+            StringBuilder paused = new StringBuilder();
+            long pausedAt = System.nanoTime();
+            watch(meeting, pausedAt, 3000, paused);         // what was queued on the 50 kbps link drains
             long v0 = frames(slow);
             JsonNode a0 = audio(slow);
-            sleep(6000);
+            watch(meeting, pausedAt, 6000, paused);
             long v1 = frames(slow);
             JsonNode a1 = audio(slow);
+            System.out.print("50 kbps timeline:\n" + paused);
             long packets = a1.path("packets").asLong() - a0.path("packets").asLong();
             long lost = a1.path("lost").asLong() - a0.path("lost").asLong();
             double samples = a1.path("samples").asDouble() - a0.path("samples").asDouble();
@@ -174,12 +178,13 @@ class BweBrowserIT {
 
     /** A publisher (publish connection only, three-layer simulcast) or a subscriber (one audio + one video slot). */
     private Peer join(String meeting, String pid, boolean publisher) {
-        renewed.computeIfAbsent(meeting, k -> ConcurrentHashMap.newKeySet()).add(pid);
         BrowserContext ctx = chromium.newContext();
         Page page = ctx.newPage();
         page.navigate(web.url("/sfu.html"));
         if (publisher) {
-            String offer = (String) page.evaluate("([s]) => publish('pub', s)", List.of(true));
+            // Opus capped at 24 kbps (a voice setting): uncapped, its wire rate here reached 35–48 kbps, so whether the
+            // 50 kbps phase lost audio depended on Opus' momentary rate rather than on the SFU
+            String offer = (String) page.evaluate("([s, a]) => publish('pub', s, a)", List.of(true, 24_000));
             JsonNode pub = createTransport(meeting, pid, "publish", offer);
             page.evaluate("([sdp, tcp]) => answer('pub', sdp, tcp)", List.of(pub.get("sdp_answer").asText(), false));
         } else {
@@ -196,11 +201,7 @@ class BweBrowserIT {
     }
 
     private JsonNode participant(String meeting, String pid) {
-        for (JsonNode m : call("GET", "/internal/v1/state", null, 200).path("meetings")) {
-            if (!meeting.equals(m.path("meeting_id").asText())) continue;
-            for (JsonNode p : m.path("participants")) if (pid.equals(p.path("participant_id").asText())) return p;
-        }
-        return json.missingNode();
+        return internal.participant(meeting, pid);
     }
 
     /** The subscriber's (single) video slot as the SFU forwards it: spatial, paused, layer_switches. */
@@ -209,31 +210,7 @@ class BweBrowserIT {
     }
 
     private JsonNode createTransport(String meeting, String pid, String kind, String offer) {
-        ObjectNode body = json.createObjectNode();
-        body.put("meeting_id", meeting).put("participant_id", pid).put("transport_generation", 1)
-                .put("controller_epoch", 7).put("kind", kind)
-                .put("connect_ticket", signer.issue(meeting, pid, 1, POD, "dk", Duration.ofSeconds(20)).token())
-                .put("sdp_offer", offer);
-        body.set("grant", grant(pid));
-        return call("POST", "/internal/v1/transports", body, 200);
-    }
-
-    private synchronized ObjectNode grant(String pid) {
-        ObjectNode g = json.createObjectNode();
-        g.put("participant_id", pid).put("version", version++).put("controller_epoch", 7).put("subscribe", true).put("ttl_ms", 3000);
-        g.putObject("publish").put("audio", true).put("video", true).put("screen", false);
-        return g;
-    }
-
-    private void renewGrants() {
-        for (Map.Entry<String, Set<String>> e : renewed.entrySet()) {
-            try {
-                ObjectNode body = json.createObjectNode().put("meeting_id", e.getKey()).put("controller_epoch", 7);
-                var arr = body.putArray("grants");
-                for (String pid : e.getValue()) arr.add(grant(pid));
-                call("PUT", "/internal/v1/grants", body, 200);
-            } catch (RuntimeException ex) { /* next round */ }
-        }
+        return internal.createTransport(meeting, pid, kind, offer, null);
     }
 
     private JsonNode call(String method, String path, JsonNode body, int expect) {
@@ -267,6 +244,23 @@ class BweBrowserIT {
                     a.samples += s.totalSamplesReceived || 0; a.concealed += s.concealedSamples || 0; } });
                   return a;
                 }"""));
+    }
+
+    /**
+     * Sleeps {@code ms} while recording the slow subscriber's estimator and slot every 500 ms (what the SFU
+     * sent toward a 50 kbps link when audio is lost there).
+     */
+    private void watch(String meeting, long since, long ms, StringBuilder out) {
+        long end = System.nanoTime() + ms * 1_000_000L;
+        while (System.nanoTime() < end) {
+            JsonNode p = participant(meeting, "slow"), c = p.path("congestion_control"), v = p.path("video_layers").path(0);
+            out.append(String.format("%.1fs est=%d delay=%d loss=%d acked=%d send=%d budget=%d allocated=%d paused=%s spatial=%d temporal=%d%n",
+                    (System.nanoTime() - since) / 1e9, c.path("estimate_bps").asLong(), c.path("delay_based_bps").asLong(),
+                    c.path("loss_based_bps").asLong(), c.path("acked_bps").asLong(), c.path("send_bps").asLong(),
+                    c.path("budget_bps").asLong(), c.path("allocated_bps").asLong(), v.path("paused").asText(),
+                    v.path("spatial").asInt(), v.path("temporal").asInt()));
+            sleep(Math.max(1, Math.min(500, (end - System.nanoTime()) / 1_000_000L)));
+        }
     }
 
     private static void sleep(long ms) {

@@ -2,7 +2,6 @@ package dev.parley.sfu;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Page;
 import com.nimbusds.jose.jwk.ECKey;
@@ -26,10 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -48,14 +44,10 @@ class SfuBrowserIT {
     private final ObjectMapper json = new ObjectMapper();
     private final HttpClient http = HttpClient.newHttpClient();
     private final ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor();
-    /** meeting → participant → publish video allowed; removed entries are no longer renewed. */
-    private final Map<String, Map<String, Boolean>> renewed = new ConcurrentHashMap<>();
     private SfuServer sfu;
-    private final SfuInternalCalls internal = new SfuInternalCalls(() -> sfu.internalPort(), SECRET);
-    private TicketSigner signer;
+    private SfuInternalCalls internal;
     private StaticServer web;
     private Chromium chromium;
-    private long version = 1;
     /** Events the SFU posted to events_url (the test plays the owner controller). */
     private final java.util.Queue<JsonNode> events = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private com.sun.net.httpserver.HttpServer eventSink;
@@ -63,7 +55,7 @@ class SfuBrowserIT {
     @BeforeAll
     void start() throws Exception {
         ECKey key = TicketKeys.generate();
-        signer = new TicketSigner(key);
+        internal = new SfuInternalCalls(() -> sfu.internalPort(), SECRET, new TicketSigner(key), POD);
         sfu = new SfuServer(new SfuConfig(POD, "local", "127.0.0.1", "127.0.0.1", 0, 0, 0, SECRET,
                 key.toPublicJWK().toJSONString(), "", 5, true, 4_000_000, true));
         String page;
@@ -72,7 +64,7 @@ class SfuBrowserIT {
         }
         web = StaticServer.start().page("/sfu.html", page);
         chromium = Chromium.launch(Chromium.options().arg("--force-fieldtrials=WebRTC-LegacySimulcastLayerLimit/Disabled/"));
-        renewer.scheduleAtFixedRate(this::renewGrants, 0, 1000, TimeUnit.MILLISECONDS);
+        renewer.scheduleAtFixedRate(internal::renewGrants, 0, 1000, TimeUnit.MILLISECONDS);
         eventSink = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 16);
         eventSink.createContext("/events", ex -> {
             try (ex) {
@@ -235,8 +227,8 @@ class SfuBrowserIT {
         Peer large = join(meeting, "large", false, false, 1);
         try {
             String track = "pub:1";
-            subscriptions(meeting, "small", track, 320, 180);
-            subscriptions(meeting, "large", track, 1280, 720);
+            internal.subscribe(meeting, "small", track, 320, 180, 30);
+            internal.subscribe(meeting, "large", track, 1280, 720, 30);
             await().atMost(Duration.ofSeconds(25)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
                 assertThat(maxWidth(small)).isBetween(1, 320);
                 assertThat(maxWidth(large)).isGreaterThan(320);
@@ -247,6 +239,64 @@ class SfuBrowserIT {
             pub.close();
             small.close();
             large.close();
+        }
+    }
+
+    /**
+     * VP8 temporal scalability: Chromium sends each simulcast encoding with three temporal layers; a subscriber
+     * asking for at most 8 fps gets only TL0 (a quarter of the pictures) while another keeps all of them, and the
+     * dropped packets leave no gaps in what it receives (no loss counted, no NACKs); asking for 30 fps again
+     * restores the full rate.
+     */
+    @Test
+    void temporalLayersFollowTheRequestedFrameRate() throws Exception {
+        String meeting = "m-" + UUID.randomUUID();
+        Peer pub = join(meeting, "pub", true, false, 1);
+        Peer full = join(meeting, "full", false, false, 1);
+        Peer low = join(meeting, "low", false, false, 1);
+        try {
+            String track = "pub:1";
+            internal.subscribe(meeting, "full", track, 320, 180, 30);
+            internal.subscribe(meeting, "low", track, 320, 180, 8);
+            await("low on TL0, full on every temporal layer").atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(() -> {
+                        JsonNode l = videoSlot(meeting, "low"), f = videoSlot(meeting, "full");
+                        assertThat(l.path("temporal_layers").asInt()).as("temporal layers the SFU sees; publisher: %s",
+                                stats(pub.page, "pub").path("outbound")).isEqualTo(3);
+                        assertThat(l.path("target_temporal").asInt()).as("low: %s", l).isZero();
+                        assertThat(l.path("temporal").asInt()).as("low: %s", l).isZero();
+                        assertThat(f.path("temporal").asInt()).as("full: %s", f).isEqualTo(3);
+                        assertThat(frames(low)).isGreaterThan(5);
+                    });
+            Thread.sleep(2000);                               // the decoder settles on the new rate
+            long fullBefore = frames(full), lowBefore = frames(low), lostBefore = videoLost(low), nacksBefore = nacks(low);
+            long t0 = System.nanoTime();
+            Thread.sleep(6000);
+            double secs = (System.nanoTime() - t0) / 1e9;
+            double fullFps = (frames(full) - fullBefore) / secs, lowFps = (frames(low) - lowBefore) / secs;
+            long lost = videoLost(low) - lostBefore, nacks = nacks(low) - nacksBefore;
+            System.out.printf("temporal: full %.1f fps, TL0-only %.1f fps (browser framesPerSecond %s / %s), low lost %d, nacks %d, "
+                            + "SFU dropped %d packets for it; publisher %s%n", fullFps, lowFps,
+                    stats(full.page, "sub").path("video"), stats(low.page, "sub").path("video"), lost, nacks,
+                    videoSlot(meeting, "low").path("temporal_dropped_packets").asLong(), stats(pub.page, "pub").path("outbound"));
+            assertThat(videoSlot(meeting, "low").path("temporal_dropped_packets").asLong()).isGreaterThan(50);
+            assertThat(lowFps).as("TL0 keeps decoding").isGreaterThan(0.5);
+            assertThat(lowFps).as("TL0 only: a quarter of the pictures (full: %.1f fps)", fullFps).isLessThan(fullFps * 0.45);
+            assertThat(lost).as("dropped layers must not look like loss").isLessThanOrEqualTo(2);
+            assertThat(nacks).as("nor be NACKed").isLessThanOrEqualTo(2);
+
+            internal.subscribe(meeting, "low", track, 320, 180, 30);
+            await("low back on every temporal layer").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(() -> assertThat(videoSlot(meeting, "low").path("temporal").asInt()).isEqualTo(3));
+            Thread.sleep(2000);
+            long fullAgain = frames(full), lowAgain = frames(low);
+            Thread.sleep(4000);
+            assertThat(frames(low) - lowAgain).as("low's frame rate restored (full: %d frames)", frames(full) - fullAgain)
+                    .isGreaterThan((long) ((frames(full) - fullAgain) * 0.7));
+        } finally {
+            pub.close();
+            full.close();
+            low.close();
         }
     }
 
@@ -301,8 +351,7 @@ class SfuBrowserIT {
         Peer b = join(meeting, "b", false, false, 1);
         try {
             awaitMediaFromAll(b, 1);
-            renewed.get(meeting).put("a", false);          // controller revokes a's video
-            putGrants(meeting);
+            internal.setMayPublish(meeting, "a", false);   // controller revokes a's media
             long revokedAt = System.nanoTime();
             Thread.sleep(3000);
             long f1 = frames(b);
@@ -323,7 +372,7 @@ class SfuBrowserIT {
         Peer b = join(meeting, "b", false, false, 1);
         try {
             awaitMediaFromAll(b, 1);
-            renewed.remove(meeting);                        // renewals stop: grants run out after ttl 3 s
+            internal.stopRenewing(meeting);                 // renewals stop: grants run out after ttl 3 s
             Thread.sleep(3500);
             long f1 = frames(b), a1 = audioPackets(b);
             Thread.sleep(1500);
@@ -344,7 +393,6 @@ class SfuBrowserIT {
     }
 
     private Peer join(String meeting, String pid, boolean simulcast, boolean tcpOnly, int slots) {
-        renewed.computeIfAbsent(meeting, k -> new ConcurrentHashMap<>()).put(pid, true);
         BrowserContext ctx = chromium.newContext();
         Page page = ctx.newPage();
         page.navigate(web.url("/sfu.html"));
@@ -364,43 +412,7 @@ class SfuBrowserIT {
     }
 
     private JsonNode createTransport(String meeting, String pid, String kind, String offer) {
-        long gen = 1;
-        ObjectNode body = json.createObjectNode();
-        body.put("meeting_id", meeting).put("participant_id", pid).put("transport_generation", gen)
-                .put("controller_epoch", 7).put("kind", kind)
-                .put("connect_ticket", signer.issue(meeting, pid, gen, POD, "dk", Duration.ofSeconds(20)).token())
-                .put("sdp_offer", offer)
-                .put("events_url", "http://127.0.0.1:" + eventSink.getAddress().getPort() + "/events");
-        body.set("grant", grant(pid, true));
-        return call("POST", "/internal/v1/transports", body, 200);
-    }
-
-    private synchronized ObjectNode grant(String pid, boolean video) {
-        ObjectNode g = json.createObjectNode();
-        g.put("participant_id", pid).put("version", version++).put("controller_epoch", 7).put("subscribe", true).put("ttl_ms", 3000);
-        g.putObject("publish").put("audio", video).put("video", video).put("screen", false);
-        return g;
-    }
-
-    private void renewGrants() {
-        for (String meeting : Set.copyOf(renewed.keySet())) {
-            try { putGrants(meeting); } catch (RuntimeException e) { /* next round */ }
-        }
-    }
-
-    private void putGrants(String meeting) {
-        Map<String, Boolean> ps = renewed.get(meeting);
-        if (ps == null) return;
-        ObjectNode body = json.createObjectNode().put("meeting_id", meeting).put("controller_epoch", 7);
-        var arr = body.putArray("grants");
-        ps.forEach((pid, video) -> arr.add(grant(pid, video)));
-        call("PUT", "/internal/v1/grants", body, 200);
-    }
-
-    private void subscriptions(String meeting, String pid, String track, int w, int h) {
-        ObjectNode body = json.createObjectNode().put("controller_epoch", 7);
-        body.putArray("tracks").addObject().put("track_id", track).put("max_width", w).put("max_height", h).put("max_fps", 30);
-        call("PUT", "/internal/v1/meetings/" + meeting + "/participants/" + pid + "/subscriptions", body, 200);
+        return internal.createTransport(meeting, pid, kind, offer, "http://127.0.0.1:" + eventSink.getAddress().getPort() + "/events");
     }
 
     private void loss(int egressPercent, int ingressPercent) {
@@ -436,6 +448,17 @@ class SfuBrowserIT {
         long n = 0;
         for (JsonNode v : stats(p.page, "sub").path("video")) n += v.path("lost").asLong();
         return n;
+    }
+
+    private long nacks(Peer p) {
+        long n = 0;
+        for (JsonNode v : stats(p.page, "sub").path("video")) n += v.path("nacks").asLong();
+        return n;
+    }
+
+    /** The participant's (first) video slot in the SFU's /state: layers, temporal layer, drops. */
+    private JsonNode videoSlot(String meeting, String pid) {
+        return internal.participant(meeting, pid).path("video_layers").path(0);
     }
 
     private long audioPackets(Peer p) {

@@ -14,12 +14,20 @@ public final class Vp8Descriptor {
     public int pictureIdOffset = -1;
     public int tl0PicIdx = -1;
     public int tl0PicIdxOffset = -1;
+    /** TID (0..3) when the T bit is set, else -1: frames of a higher temporal layer are never referenced by lower ones. */
     public int temporalId = -1;
+    /**
+     * Y bit (layer sync, only with T): this frame depends on base-layer (TID 0) frames only, so a receiver
+     * that did not get the frames of its layer before can start decoding that layer here.
+     */
+    public boolean layerSync;
+    /** KEYIDX when the K bit is set, else -1. */
+    public int keyIndex = -1;
 
     /** Parses the descriptor at b[off, off+len). Returns false if malformed. */
     public boolean parse(byte[] b, int off, int len) {
         pictureIdBits = 0; pictureId = -1; pictureIdOffset = -1; tl0PicIdx = -1; tl0PicIdxOffset = -1; temporalId = -1;
-        keyframe = false;
+        layerSync = false; keyIndex = -1; keyframe = false;
         if (len < 1) return false;
         int p = off, end = off + len;
         int b0 = b[p++] & 0xFF;
@@ -50,8 +58,9 @@ public final class Vp8Descriptor {
             }
             if (t || k) {
                 if (p >= end) return false;
-                if (t) temporalId = (b[p] & 0xC0) >>> 6;
-                p++;
+                int tk = b[p++] & 0xFF;
+                if (t) { temporalId = tk >>> 6; layerSync = (tk & 0x20) != 0; }
+                if (k) keyIndex = tk & 0x1F;
             }
         }
         length = p - off;

@@ -51,7 +51,8 @@ final class LayerSelector {
             if (lowest == null || l.temporal() < lowest.temporal()) {
                 lowest = l;
             }
-            boolean withinFps = track.maxFps() <= 0 || l.fps() <= track.maxFps() + 0.5;
+            // measured rates wobble around the nominal one: 31 fps is within a 30 fps limit
+            boolean withinFps = track.maxFps() <= 0 || l.fps() <= track.maxFps() * 1.1 + 0.5;
             if (withinFps && (best == null || l.temporal() > best.temporal())) {
                 best = l;
             }

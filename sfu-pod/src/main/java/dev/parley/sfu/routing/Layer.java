@@ -26,13 +26,55 @@ final class Layer {
     long bitrateBps;
     private long rateBytes, rateNanos;
 
-    /** Updates {@link #bitrateBps} from the bytes since the previous call (call about once a second). */
+    /** Bytes and pictures received per VP8 temporal layer (TID 0..3); see {@link #onTemporal}. */
+    private final long[] tidBytes = new long[4], tidPictures = new long[4];
+    private final long[] tidBytesMark = new long[4], tidPicturesMark = new long[4];
+    /**
+     * Temporal layers measured by {@link #updateBitrate}: TIDs 0..temporalLayers-1 were seen in the last interval
+     * (0 = the stream carries no TIDs); per TID k the share (‰) of the bytes of TIDs ≤ k and their picture rate.
+     */
+    int temporalLayers;
+    final int[] temporalSharePermille = new int[4];
+    final double[] temporalFps = new double[4];
+
+    /** One received VP8 packet of temporal layer {@code tid}; {@code pictureStart} on a picture's first packet. */
+    void onTemporal(int tid, int len, boolean pictureStart) {
+        tidBytes[tid] += len;
+        if (pictureStart) tidPictures[tid]++;
+    }
+
+    /** Updates {@link #bitrateBps} (and the temporal layers' shares) from the bytes since the previous call (call about once a second). */
     void updateBitrate(long now) {
         if (rateNanos != 0 && now - rateNanos >= 500_000_000L) {
             long bps = (bytesReceived - rateBytes) * 8_000_000_000L / (now - rateNanos);
             bitrateBps = bitrateBps == 0 ? bps : (bitrateBps + bps) / 2;   // smooths keyframe bursts a little
+            updateTemporal(now - rateNanos);
         }
         if (rateNanos == 0 || now - rateNanos >= 500_000_000L) { rateBytes = bytesReceived; rateNanos = now; }
+    }
+
+    private void updateTemporal(long intervalNanos) {
+        long all = 0;
+        int top = -1;
+        for (int k = 0; k < 4; k++) {
+            long db = tidBytes[k] - tidBytesMark[k];
+            all += db;
+            if (db > 0) top = k;
+        }
+        int previous = temporalLayers;
+        temporalLayers = top + 1;
+        long bytes = 0, pictures = 0;
+        for (int k = 0; k <= top; k++) {
+            bytes += tidBytes[k] - tidBytesMark[k];
+            pictures += tidPictures[k] - tidPicturesMark[k];
+            int share = (int) (bytes * 1000 / all);
+            double fps = pictures * 1e9 / intervalNanos;
+            // smoothed like the bitrate: keyframes (TID 0) make single intervals lopsided
+            temporalSharePermille[k] = previous > k ? (temporalSharePermille[k] + share) / 2 : share;
+            temporalFps[k] = previous > k ? (temporalFps[k] + fps) / 2 : fps;
+        }
+        System.arraycopy(tidBytes, 0, tidBytesMark, 0, 4);
+        System.arraycopy(tidPictures, 0, tidPicturesMark, 0, 4);
     }
     /** seq + 1 of recently received packets, by seq mod {@value #SEEN}: RTX for a packet already here is ignored. */
     static final int SEEN = 1024;

@@ -35,4 +35,28 @@ final class ProbePadding {
         o[HEADER + padding - 1] = (byte) padding;
         return HEADER + padding;
     }
+
+    /**
+     * A padding-only packet on the slot's own stream with sequence number {@code seq}: fills the number a dropped
+     * temporal-layer packet had reserved ({@link TemporalFilter#FILL}), so the receiver sees no loss. Carries the
+     * transport seq when {@code twccExtId > 0}. Returns its length.
+     */
+    static int writeFill(byte[] o, Slot s, int twccExtId, int twccSeq, int seq, long timestamp) {
+        o[0] = (byte) (twccExtId > 0 ? 0xB0 : 0xA0);      // V=2, P=1, X when it carries the transport seq
+        o[1] = (byte) (s.payloadType & 0x7F);
+        RtpPacket.setSequence(o, 0, seq);
+        RtpPacket.setTimestamp(o, 0, timestamp);
+        RtpPacket.setSsrc(o, 0, s.ssrc);
+        int n = 12;
+        if (twccExtId > 0) {
+            o[12] = (byte) 0xBE; o[13] = (byte) 0xDE;
+            RtpPacket.writeUint16(o, 14, 1);
+            o[16] = (byte) ((twccExtId << 4) | 1);
+            RtpPacket.writeUint16(o, 17, twccSeq & 0xFFFF);
+            o[19] = 0;
+            n = HEADER;
+        }
+        o[n] = 1;                                         // one octet of padding: its own count
+        return n + 1;
+    }
 }

@@ -412,6 +412,10 @@ public final class Router implements PacketHandler, TransportListener {
                     lm.put("height", s.current == null ? 0 : s.current.height);
                     lm.put("paused", s.paused);
                     lm.put("layer_switches", s.layerSwitches);
+                    lm.put("temporal", s.temporal.current);              // highest TID forwarded (3 = all)
+                    lm.put("target_temporal", s.temporal.target);
+                    lm.put("temporal_layers", s.current == null ? 0 : s.current.temporalLayers);
+                    lm.put("temporal_dropped_packets", s.temporal.droppedPackets);
                     layers.add(lm);
                 }
                 pm.put("video_layers", layers);
@@ -614,6 +618,7 @@ public final class Router implements PacketHandler, TransportListener {
                 vp8 = layer.vp8;
                 if (!vp8.parse(b, off + hl, pl)) { metrics.drop("vp8_malformed"); return; }
                 keyframe = vp8.keyframe;
+                if (vp8.temporalId >= 0 && !repair) layer.onTemporal(vp8.temporalId, len, vp8.startOfPartition && vp8.partitionId == 0);
                 if (keyframe) {
                     readVp8Size(layer, b, off + hl + vp8.length, pl - vp8.length);
                     keyframes.onKeyframe(layer.ssrc);
@@ -707,7 +712,8 @@ public final class Router implements PacketHandler, TransportListener {
                 s.switchTo(layer, b, off, vp8, now);
             } else if (s.waitingKeyframe) {
                 if (!keyframe || !frameStart) return;
-                s.waitingKeyframe = false;
+                // resume (pause, send-queue drop) re-bases the numbers: what was skipped is no gap the receiver NACKs
+                s.switchTo(layer, b, off, vp8, now);
             }
         } else if (layer != s.current) {
             s.switchTo(layer, b, off, null, now);
@@ -717,7 +723,17 @@ public final class Router implements PacketHandler, TransportListener {
             if (RtpPacket.seqDelta(inSeq, s.switchSeq) < 0) return;
             s.sinceSwitch++;
         }
-        int outSeq = (inSeq + s.seqOffset) & 0xFFFF;
+        TemporalFilter tf = s.temporal;
+        int fate = tf == null ? TemporalFilter.FORWARD : tf.admit(inSeq, vp8, keyframe);
+        if (fate != TemporalFilter.FORWARD) {                         // a temporal layer above the slot's target
+            if (fate == TemporalFilter.FILL) {
+                int n = ProbePadding.writeFill(ctl, s, sub.twccExtId, sub.twccSeq, (inSeq + s.seqOffset - tf.seqShift) & 0xFFFF,
+                        (RtpPacket.timestamp(b, off) + s.tsOffset) & 0xFFFFFFFFL);
+                sendToSubscriber(sub, st, ctl, n, sub.twccExtId > 0);
+            }
+            return;
+        }
+        int outSeq = (inSeq + s.seqOffset - (tf == null ? 0 : tf.seqShift)) & 0xFFFF;
         long outTs = (RtpPacket.timestamp(b, off) + s.tsOffset) & 0xFFFFFFFFL;
 
         // fixed header with the slot's identity; the publisher's extensions are replaced by the slot's own
@@ -760,7 +776,7 @@ public final class Router implements PacketHandler, TransportListener {
         if (vp8 != null) {
             int shift = p - (off + hl);
             if (vp8.pictureIdBits > 0) {
-                int pid = (vp8.pictureId + s.pidOffset) & 0x7FFF;
+                int pid = (vp8.pictureId + s.pidOffset - tf.pidShift) & 0x7FFF;
                 writePid(o, vp8.pictureIdOffset + shift, vp8.pictureIdBits, pid);
                 s.lastOutPid = pid;
             }

@@ -20,6 +20,8 @@ final class Slot {
     int rtxSsrc, rtxPayloadType, rtxSeq = java.util.concurrent.ThreadLocalRandom.current().nextInt(0x10000);
     PublishedTrack track;
     PacketCache cache;
+    /** VP8 temporal-layer dropping with dense outgoing numbers (video slots only). */
+    final TemporalFilter temporal;
 
     // layer selection
     int maxWidth = 1280, maxHeight = 720;
@@ -29,6 +31,8 @@ final class Slot {
     boolean paused;
     /** When the allocator first asked to pause it (System.nanoTime; 0 = it doesn't). */
     long pauseWantedSince;
+    /** While paused: since when the allocation has had room to resume it (System.nanoTime; 0 = it hasn't). */
+    long resumeWantedSince;
     /** Spatial layer switches since the slot was created (observability: oscillation shows here). */
     int layerSwitches;
 
@@ -51,6 +55,7 @@ final class Slot {
         this.audioLevelExtId = audioLevelExtId;
         this.midBytes = mid.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         if (video) cache = new PacketCache();
+        temporal = video ? new TemporalFilter() : null;
     }
 
     void attach(PublishedTrack t) {
@@ -60,6 +65,7 @@ final class Slot {
         waitingKeyframe = false;
         paused = false;
         pauseWantedSince = 0;
+        resumeWantedSince = 0;
     }
 
     void detach() {
@@ -87,6 +93,7 @@ final class Slot {
             if (vp8 != null && vp8.pictureIdBits > 0) pidOffset = (lastOutPid + 1 - vp8.pictureId) & 0x7FFF;
             if (vp8 != null && vp8.tl0PicIdx >= 0) tl0Offset = (lastOutTl0 + 1 - vp8.tl0PicIdx) & 0xFF;
         }
+        if (temporal != null) temporal.reset();
         if (current != null && current != layer) layerSwitches++;
         current = layer;
         switchSeq = inSeq;

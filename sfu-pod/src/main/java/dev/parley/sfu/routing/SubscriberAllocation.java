@@ -38,6 +38,16 @@ final class SubscriberAllocation {
      * within this plus the estimator's reaction time.
      */
     static final long PAUSE_GRACE_NANOS = 1_000_000_000L;
+    /**
+     * A paused video resumes only after the allocator has found room for its lowest layer plus as much again
+     * (the keyframe that resuming costs) for this long.
+     */
+    static final long RESUME_HOLD_NANOS = 2_000_000_000L;
+    /**
+     * A temporal step up waits for a layer-sync picture; libwebrtc sends one for TL1 only after a keyframe, so
+     * when none came for this long the publisher is asked for a keyframe.
+     */
+    static final long TEMPORAL_UP_KEYFRAME_NANOS = 1_000_000_000L;
 
     private final SubscriberAllocator allocator = new SubscriberAllocator();
     private AllocationResult last;
@@ -54,7 +64,7 @@ final class SubscriberAllocation {
         List<SubscribedTrack> tracks = new ArrayList<>(sub.slots.size());
         for (Slot s : sub.slots) {
             if (s.track == null) continue;
-            SubscribedTrack t = describe(s, now, keyframe);
+            SubscribedTrack t = describe(s, now, keyframe, sub);
             if (t != null) tracks.add(t);
         }
         AllocationResult r = allocator.allocate(now / 1_000_000, sub.bwe.estimateBps(), tracks);
@@ -77,12 +87,25 @@ final class SubscriberAllocation {
             }
             Layer target = a.forwarding() && a.spatial() < s.track.layers.length ? s.track.layers[a.spatial()] : lowestActive(s.track, now);
             if (target == null) continue;
-            if (s.paused) {                              // resume: the decoder needs a keyframe of the layer
-                s.paused = false;
+            if (s.paused) {
+                // resume only with room for the layer and its keyframe, held for a while: on a link that barely
+                // misses the lowest layer each resume was a keyframe burst that pushed audio out of the queue
+                boolean room = a.forwarding() && sub.bwe.estimateBps() >= r.allocatedBps() + lowestCost(tracks, a.trackId());
+                if (!room) { s.resumeWantedSince = 0; continue; }
+                if (s.resumeWantedSince == 0) s.resumeWantedSince = now;
+                if (now - s.resumeWantedSince < RESUME_HOLD_NANOS) continue;
+                s.paused = false;                        // the decoder needs a keyframe of the layer
+                s.resumeWantedSince = 0;
                 s.waitingKeyframe = true;
             }
             s.target = target;
-            if (s.current != target || s.waitingKeyframe) keyframe.accept(target, now);
+            // the stream's top temporal layer means "all of them" (also any the measurement hasn't seen yet)
+            int top = target.temporalLayers - 1;
+            s.temporal.target = a.forwarding() && a.temporal() < top ? a.temporal() : TemporalFilter.ALL;
+            if (s.current != target || s.waitingKeyframe
+                    || (s.current == target && s.temporal.upswitchStalled(now, top, TEMPORAL_UP_KEYFRAME_NANOS))) {
+                keyframe.accept(target, now);
+            }
         }
     }
 
@@ -100,11 +123,16 @@ final class SubscriberAllocation {
         return min == Long.MAX_VALUE ? 0 : min;
     }
 
-    /** The allocator's view of one slot's track; null while the publisher sends none of its layers. */
-    private static SubscribedTrack describe(Slot s, long now, ObjLongConsumer<Layer> keyframe) {
+    /**
+     * The allocator's view of one slot's track; null while the publisher sends none of its layers. Each simulcast
+     * layer with VP8 temporal layers gives one operating point per TID (cost: the measured share of the bytes of
+     * TIDs up to it; frame rate: measured). The speaker rank is the publisher's place in the meeting's latest
+     * active-speaker list; the frame-rate limit comes from the subscriber's {@code subscribe}.
+     */
+    private static SubscribedTrack describe(Slot s, long now, ObjLongConsumer<Layer> keyframe, Participant sub) {
         PublishedTrack t = s.track;
         if (!t.video) return SubscribedTrack.audio(t.trackId, t.layers[0].bitrateBps);
-        List<VideoLayer> layers = new ArrayList<>(t.layers.length);
+        List<VideoLayer> layers = new ArrayList<>(t.layers.length * 3);
         for (Layer l : t.layers) {
             long stoppedCost = s.subscriber.meeting.dynacast.stoppedCost(l);   // -1 unless dynacast stopped it
             if (!l.active(now) && stoppedCost < 0) continue;
@@ -113,12 +141,25 @@ final class SubscriberAllocation {
                     : l.bitrateBps;                      // 0 (not measured yet): the allocator assumes a nominal rate
             if (l == s.current && t.layers.length > 1) cost = cost * 3 / 4;   // its encoder's own swings are no reason to leave it
             if (stoppedCost >= 0 && !l.active(now)) cost = stoppedCost;      // asking for it resumes it (dynacast)
-            layers.add(new VideoLayer(l.index, 0, cost, l.width, l.height, ASSUMED_FPS));
+            int n = l.temporalLayers;
+            if (n <= 1) {
+                layers.add(new VideoLayer(l.index, 0, cost, l.width, l.height, n == 1 && l.temporalFps[0] > 0 ? l.temporalFps[0] : ASSUMED_FPS));
+                continue;
+            }
+            for (int k = 0; k < n; k++) {
+                double fps = l.temporalFps[k] > 0 ? l.temporalFps[k] : ASSUMED_FPS / (1 << (n - 1 - k));
+                long c = k == n - 1 ? cost : cost * l.temporalSharePermille[k] / 1000;
+                layers.add(new VideoLayer(l.index, k, cost == 0 ? 0 : Math.max(1, c), l.width, l.height, fps));
+            }
         }
         if (layers.isEmpty()) return null;
         // no tile size from the layout (0 × 0) is treated as "smallest", as before allocation existed
         int w = Math.max(1, s.maxWidth), h = Math.max(1, s.maxHeight);
-        return SubscribedTrack.video(t.trackId, TrackKind.CAMERA, w, h, layers);
+        int[] wanted = sub.wanted.get(t.trackId);
+        int maxFps = wanted != null && wanted.length > 2 ? Math.max(0, wanted[2]) : 0;
+        return SubscribedTrack.video(t.trackId, TrackKind.CAMERA, w, h, layers)
+                .withSpeakerRank(sub.meeting.speakers.rank(t.owner.id))
+                .withMaxFps(maxFps);
     }
 
     private static Layer lowestActive(PublishedTrack t, long now) {

@@ -151,6 +151,14 @@ public final class ActiveSpeakerDetector {
         return score[slot];
     }
 
+    /**
+     * Position of {@code participantId} in the list {@link #evaluate} last returned (0 = dominant), -1 when not
+     * in it: the allocator's speaker rank, stable between evaluations.
+     */
+    public int rank(String participantId) {
+        return lastEmitted.indexOf(participantId);
+    }
+
     /** Re-evaluates; returns the new list when it changed since the last returned one, else null. */
     public ActiveSpeakers evaluate(long nowMs) {
         for (int i = 0; i < slots; i++) {
