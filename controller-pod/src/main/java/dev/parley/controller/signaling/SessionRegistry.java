@@ -142,19 +142,10 @@ public class SessionRegistry implements SessionHub {
 
     @Override
     public void volatileMessage(UUID meetingId, String type, String detail) {
-        Set<Conn> s = byMeeting.get(meetingId);
-        if (s == null) {
-            return;
-        }
-        ObjectNode msg = JsonBody.obj();
-        msg.put("type", "event");
-        ObjectNode ev = msg.putObject("event");
+        ObjectNode ev = JsonBody.obj();
         ev.put("type", type);
         ev.put("detail", detail);
-        ev.put("volatile", true);
-        for (Conn c : s) {
-            c.tasks.execute(() -> sendRaw(c, msg));
-        }
+        volatileEventTo(meetingId, null, ev);
     }
 
     @Override
