@@ -5,9 +5,8 @@ import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.controller.testing.TestSfuDouble;
 import dev.parley.controller.testing.WsClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.UUID;
@@ -17,18 +16,8 @@ import static org.awaitility.Awaitility.await;
 
 /** Seed 000's API walk-through against one controller, real PostgreSQL, real etcd and an SFU test double. */
 class ApiWalkthroughIT {
-    static ControllerHarness h;
-
-    @BeforeAll
-    static void up() throws Exception {
-        h = new ControllerHarness(1);
-        h.startController("controller-0");
-    }
-
-    @AfterAll
-    static void down() throws Exception {
-        h.close();
-    }
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(1, "controller-0");
 
     @Test
     void seedWalkthrough() throws Exception {

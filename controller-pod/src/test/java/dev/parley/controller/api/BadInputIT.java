@@ -5,9 +5,9 @@ import dev.parley.controller.testing.Scenario;
 import dev.parley.controller.testing.WsClient;
 import dev.parley.platform.ticket.TicketKeys;
 import dev.parley.platform.ticket.TicketSigner;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.UUID;
@@ -16,19 +16,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Bad input: the right 4xx problem+json with a stable code, and nothing written (checked in PostgreSQL). */
 class BadInputIT {
-    static ControllerHarness h;
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(1, "controller-0");
     static Scenario s;
 
     @BeforeAll
     static void up() throws Exception {
-        h = new ControllerHarness(1);
-        h.startController("controller-0");
         s = new Scenario(h).meeting(true);
-    }
-
-    @AfterAll
-    static void down() throws Exception {
-        h.close();
     }
 
     private static long rows() throws Exception {

@@ -3,8 +3,8 @@ package dev.parley.controller.api;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,19 +21,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Concurrent attempts against one controller and a real PostgreSQL: the invariants hold every time. */
 class RacesIT {
-    static ControllerHarness h;
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(1, "controller-0");
     static final ExecutorService pool = Executors.newFixedThreadPool(24);
-
-    @BeforeAll
-    static void up() throws Exception {
-        h = new ControllerHarness(1);
-        h.startController("controller-0");
-    }
 
     @AfterAll
     static void down() throws Exception {
         pool.shutdownNow();
-        h.close();
     }
 
     /** Runs the tasks released at the same instant. */

@@ -4,9 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.controller.testing.WsClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,18 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * reach every socket, now with their data too.
  */
 class SfuEventRelayIT {
-    static ControllerHarness h;
-
-    @BeforeAll
-    static void up() throws Exception {
-        h = new ControllerHarness(1);
-        h.startController("controller-0");
-    }
-
-    @AfterAll
-    static void down() throws Exception {
-        h.close();
-    }
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(1, "controller-0");
 
     private static WsClient joined(Scenario s, String[] who, String key) throws Exception {
         var t = s.transport(0, who[0], who[1], 0, key);

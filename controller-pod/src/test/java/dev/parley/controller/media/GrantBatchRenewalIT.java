@@ -4,11 +4,11 @@ import dev.parley.controller.ownership.Ownership;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.controller.testing.TestSfuDouble;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.TestMethodOrder;
 
 import java.time.Duration;
@@ -26,19 +26,13 @@ import static org.awaitility.Awaitility.await;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class GrantBatchRenewalIT {
-    static ControllerHarness h;
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(1, "controller-0");
     static TestSfuDouble sfu;
 
     @BeforeAll
     static void up() throws Exception {
-        h = new ControllerHarness(1);
-        h.startController("controller-0");
         sfu = h.sfus.get(0);
-    }
-
-    @AfterAll
-    static void down() throws Exception {
-        h.close();
     }
 
     /** A meeting whose attendee holds a transport (so the SFU holds a grant to renew); returns {meeting, pid}. */

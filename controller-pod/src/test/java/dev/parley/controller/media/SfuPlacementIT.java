@@ -3,9 +3,8 @@ package dev.parley.controller.media;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.controller.testing.TestSfuDouble;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 
@@ -14,18 +13,8 @@ import static org.awaitility.Awaitility.await;
 
 /** SFU placement from the etcd registry: least stress, meeting stays together, never DRAINING, SFU loss. */
 class SfuPlacementIT {
-    static ControllerHarness h;
-
-    @BeforeAll
-    static void up() throws Exception {
-        h = new ControllerHarness(3);
-        h.startController("controller-0");
-    }
-
-    @AfterAll
-    static void down() throws Exception {
-        h.close();
-    }
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(3, "controller-0");
 
     private static String sfuOf(String pid) throws Exception {
         return h.scalar("SELECT sfu_pod FROM meeting_participants WHERE participant_id = '" + pid + "'");

@@ -3,9 +3,8 @@ package dev.parley.controller.media;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.controller.testing.TestSfuDouble;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 
@@ -17,18 +16,8 @@ import static org.awaitility.Awaitility.await;
  * so it stops placing anyone there at once instead of waiting for the lease to run out.
  */
 class SfuRefusalIT {
-    static ControllerHarness h;
-
-    @BeforeAll
-    static void up() throws Exception {
-        h = new ControllerHarness(2);
-        h.startController("controller-0");
-    }
-
-    @AfterAll
-    static void down() throws Exception {
-        h.close();
-    }
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(2, "controller-0");
 
     @Test
     void anSfuThatRefusesConnectionsIsPassedOverWhileItsLeaseLives() throws Exception {

@@ -4,9 +4,8 @@ import dev.parley.controller.auth.CachingTokenValidator;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.platform.etcd.ProcessLease;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.micronaut.security.token.validator.TokenValidator;
 import io.micronaut.web.router.Router;
@@ -28,18 +27,8 @@ import static org.awaitility.Awaitility.await;
  * and complete: every public route is in the hand-written document, every internal route in docs/controller.md.
  */
 class HealthAndMetricsIT {
-    static ControllerHarness h;
-
-    @BeforeAll
-    static void up() throws Exception {
-        h = new ControllerHarness(1);
-        h.startController("controller-0");
-    }
-
-    @AfterAll
-    static void down() throws Exception {
-        h.close();
-    }
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(1, "controller-0");
 
     /** {x} → {} so that path parameter names don't matter. */
     static String normalize(String path) {

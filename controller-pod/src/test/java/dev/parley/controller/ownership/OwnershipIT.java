@@ -11,9 +11,9 @@ import dev.parley.platform.grant.PublishRights;
 import dev.parley.platform.grant.PutGrantsRequest;
 import dev.parley.platform.internal.InternalError;
 import io.micronaut.context.ApplicationContext;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -34,20 +34,15 @@ import static org.awaitility.Awaitility.await;
  * is refused. The SFU is a test double implementing the grants contract with epoch fencing.
  */
 class OwnershipIT {
-    static ControllerHarness h;
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(1, "controller-a", "controller-b");
     static ApplicationContext a;
     static ApplicationContext b;
 
     @BeforeAll
     static void up() throws Exception {
-        h = new ControllerHarness(1);
-        a = h.startController("controller-a");
-        b = h.startController("controller-b");
-    }
-
-    @AfterAll
-    static void down() throws Exception {
-        h.close();
+        a = h.controllers.get(0);
+        b = h.controllers.get(1);
     }
 
     private static long dbEpoch(String m) throws Exception {

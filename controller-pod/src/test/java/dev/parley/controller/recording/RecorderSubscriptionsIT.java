@@ -3,9 +3,8 @@ package dev.parley.controller.recording;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.controller.testing.TestSfuDouble;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 
@@ -20,19 +19,9 @@ import static org.awaitility.Awaitility.await;
  * (lower generations ignored, terminal states kept) and say whether a stop was requested.
  */
 class RecorderSubscriptionsIT {
-    static ControllerHarness h;
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(1, "controller-0");
     static final String OFFER = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n";
-
-    @BeforeAll
-    static void up() throws Exception {
-        h = new ControllerHarness(1);
-        h.startController("controller-0");
-    }
-
-    @AfterAll
-    static void down() {
-        h.close();
-    }
 
     private static ControllerHarness.Res internal(String path, String body) {
         return h.call(0, "POST", path, ControllerHarness.INTERNAL_SECRET, null, body);

@@ -4,9 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.platform.etcd.EtcdKeys;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,18 +21,8 @@ import static org.awaitility.Awaitility.await;
  * a final state report removes it, and a key deleted behind the controller's back is written again from the row.
  */
 class RecordingRequestsIT {
-    static ControllerHarness h;
-
-    @BeforeAll
-    static void up() throws Exception {
-        h = new ControllerHarness(1);
-        h.startController("controller-0");
-    }
-
-    @AfterAll
-    static void down() {
-        h.close();
-    }
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(1, "controller-0");
 
     private static JsonNode request(String job) throws Exception {
         var kvs = h.etcdClient.getKVClient().get(EtcdKeys.bytes(EtcdKeys.recordingRequest(job)))

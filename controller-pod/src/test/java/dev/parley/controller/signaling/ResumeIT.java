@@ -4,9 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.controller.testing.WsClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,18 +21,8 @@ import static org.awaitility.Awaitility.await;
 
 /** Resume with a cursor: exact replay inside retention, snapshot_required after an epoch change; grace. */
 class ResumeIT {
-    static ControllerHarness h;
-
-    @BeforeAll
-    static void up() throws Exception {
-        h = new ControllerHarness(1);
-        h.startController("controller-0", Map.of("PARLEY_RECONNECT_GRACE_MILLIS", "4000"));
-    }
-
-    @AfterAll
-    static void down() throws Exception {
-        h.close();
-    }
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(1, Map.of("PARLEY_RECONNECT_GRACE_MILLIS", "4000"), "controller-0");
 
     private static List<String> eventIdsAfter(String m, long epoch, long seq, String viewer) throws Exception {
         List<String> out = new ArrayList<>();

@@ -5,9 +5,8 @@ import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.controller.testing.TestSfuDouble;
 import dev.parley.controller.testing.WsClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,18 +23,8 @@ import static org.awaitility.Awaitility.await;
  * participant (DELETE) once the new one holds the grant; sockets on the new SFU are left alone.
  */
 class SfuDrainMigrationIT {
-    static ControllerHarness h;
-
-    @BeforeAll
-    static void up() throws Exception {
-        h = new ControllerHarness(2);
-        h.startController("controller-0");
-    }
-
-    @AfterAll
-    static void down() {
-        h.close();
-    }
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(2, "controller-0");
 
     private static String sfuOf(String pid) throws Exception {
         return h.scalar("SELECT sfu_pod FROM meeting_participants WHERE participant_id = '" + pid + "'");

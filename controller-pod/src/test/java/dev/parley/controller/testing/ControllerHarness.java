@@ -14,6 +14,9 @@ import dev.parley.platform.ticket.TicketKeys;
 import dev.parley.testsupport.etcd.EtcdCluster;
 import io.etcd.jetcd.Client;
 import io.micronaut.context.ApplicationContext;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.net.ServerSocket;
 import java.net.URI;
@@ -37,14 +40,14 @@ import java.util.UUID;
  * A real environment for controller tests: embedded PostgreSQL, an etcd process, SFU test doubles and
  * one or more controller instances (each a full Micronaut application on its own loopback port).
  */
-public final class ControllerHarness implements AutoCloseable {
+public final class ControllerHarness implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
     public static final String JWT_SECRET = "test-hmac-secret-0123456789abcdef0123456789";
     public static final String INTERNAL_SECRET = "internal-secret-0123456789";
     public static final ObjectMapper JSON = new ObjectMapper();
 
-    public final EtcdCluster etcd;
-    public final Client etcdClient;
-    public final String dbUrl;
+    public EtcdCluster etcd;
+    public Client etcdClient;
+    public String dbUrl;
     public final ECKey ticketKey = TicketKeys.generate();
     public final List<TestSfuDouble> sfus = new ArrayList<>();
     public final List<ApplicationContext> controllers = new ArrayList<>();
@@ -53,7 +56,37 @@ public final class ControllerHarness implements AutoCloseable {
             .connectTimeout(Duration.ofSeconds(2)).build();
     public final String region = "test-" + UUID.randomUUID().toString().substring(0, 8);
 
+    private final int sfuCount;
+    private final Map<String, String> perClassEnv;
+    private final List<String> perClassControllers;
+
+    /** Starts now: etcd, a fresh database and {@code sfuCount} SFU doubles; controllers are started by the test. */
     public ControllerHarness(int sfuCount) throws Exception {
+        this(sfuCount, Map.of(), List.of());
+        start();
+    }
+
+    private ControllerHarness(int sfuCount, Map<String, String> env, List<String> controllers) {
+        this.sfuCount = sfuCount;
+        this.perClassEnv = env;
+        this.perClassControllers = controllers;
+    }
+
+    /**
+     * The usual test-class environment as a JUnit extension: {@code @RegisterExtension static final
+     * ControllerHarness h = ControllerHarness.perClass(1, "controller-0");} starts etcd, a fresh database, the SFU
+     * doubles and the named controllers before the class's own {@code @BeforeAll} methods, and closes all after it.
+     */
+    public static ControllerHarness perClass(int sfuCount, String... controllers) {
+        return perClass(sfuCount, Map.of(), controllers);
+    }
+
+    /** As {@link #perClass(int, String...)}, each controller started with {@code env} added to its configuration. */
+    public static ControllerHarness perClass(int sfuCount, Map<String, String> env, String... controllers) {
+        return new ControllerHarness(sfuCount, env, List.of(controllers));
+    }
+
+    private void start() throws Exception {
         etcd = EtcdCluster.start(1);
         etcdClient = Client.builder().endpoints(etcd.endpoints().get(0)).build();
         dbUrl = TestPostgres.freshDatabaseUrl();
@@ -62,10 +95,34 @@ public final class ControllerHarness implements AutoCloseable {
         }
     }
 
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        start();
+        for (String pod : perClassControllers) {
+            startController(pod, perClassEnv);
+        }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
+    }
+
+    /** Starts an SFU double registered in etcd (tried up to 3 times, like a controller: see {@link #startWithLeaseRetry}). */
     public TestSfuDouble addSfu(String pod) throws Exception {
-        TestSfuDouble s = new TestSfuDouble(pod, region, etcdClient, ticketKey.toPublicJWK(), INTERNAL_SECRET);
-        sfus.add(s);
-        return s;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                TestSfuDouble s = new TestSfuDouble(pod, region, etcdClient, ticketKey.toPublicJWK(), INTERNAL_SECRET);
+                sfus.add(s);
+                return s;
+            } catch (RuntimeException e) {
+                if (attempt >= 3 || !causedByLeaseGrant(e)) {
+                    throw e;
+                }
+                System.err.println("SFU double " + pod + " attempt " + attempt + " could not grant its etcd lease; retrying");
+                Thread.sleep(1000);
+            }
+        }
     }
 
     public ParleyConfig config(String pod, Map<String, String> extra) throws Exception {
@@ -107,8 +164,8 @@ public final class ControllerHarness implements AutoCloseable {
     }
 
     /**
-     * On a starved machine a freshly started etcd can miss the 5 s lease-grant deadline at controller
-     * startup; that is the environment, not the behaviour under test, so startup is tried up to 3 times.
+     * On a starved machine a freshly started etcd can miss the 5 s lease-grant deadline at controller (or SFU
+     * double) startup; that is the environment, not the behaviour under test, so startup is tried up to 3 times.
      */
     private static ApplicationContext startWithLeaseRetry(ParleyConfig cfg) throws Exception {
         for (int attempt = 1; ; attempt++) {
@@ -233,7 +290,11 @@ public final class ControllerHarness implements AutoCloseable {
                 // best effort
             }
         }
-        etcdClient.close();
-        etcd.close();
+        if (etcdClient != null) {
+            etcdClient.close();
+        }
+        if (etcd != null) {
+            etcd.close();
+        }
     }
 }

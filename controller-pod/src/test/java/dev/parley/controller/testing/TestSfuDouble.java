@@ -81,7 +81,12 @@ public final class TestSfuDouble implements AutoCloseable {
         http.createContext("/internal/v1/", this::handle);
         http.setExecutor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
         http.start();
-        this.lease = new ProcessLease(etcd, 6).start(); // generous: a starved test machine must not drop the entry
+        try {
+            this.lease = new ProcessLease(etcd, 6).start(); // generous: a starved test machine must not drop the entry
+        } catch (RuntimeException e) {
+            http.stop(0); // the caller may try again: leave no listener behind
+            throw e;
+        }
         this.registrar = new Registrar(etcd, lease, EtcdKeys.sfu(region, pod), this::entry, json, Duration.ofMillis(300)).start();
     }
 

@@ -5,12 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Page;
-import com.microsoft.playwright.Playwright;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,7 +23,6 @@ import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The web app against a real controller pod (with real PostgreSQL and etcd, no SFU): sign-in with a dev
@@ -36,41 +33,23 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ControllerWebIT {
+    @RegisterExtension
+    static final BrowserPlatform<LocalPlatform> env = BrowserPlatform.of(() -> LocalPlatform.missing(0),
+            () -> LocalPlatform.start(0));
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     static final Path SHOTS = Paths.get("target", "screenshots");
-    private String skipReason;
-    private LocalPlatform platform;
-    private Playwright pw;
-    private Browser browser;
 
     @BeforeAll
-    void start() throws Exception {
-        skipReason = LocalPlatform.missing(0);
-        if (skipReason != null) return;
+    void screenshots() throws Exception {
         Files.createDirectories(SHOTS);
-        platform = LocalPlatform.start(0);
-        pw = Playwright.create();
-        browser = Chromium.launch(pw);
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        if (browser != null) browser.close();
-        if (pw != null) pw.close();
-        if (platform != null) platform.close();
-    }
-
-    @BeforeEach
-    void requireController() {
-        assumeTrue(skipReason == null, skipReason);
     }
 
     @Test
     void signInCreateMeetingShareLinkAndDevicePreview() {
         try (BrowserContext ctx = context()) {
             Page page = ctx.newPage();
-            page.navigate(platform.baseUrl() + "/");
+            page.navigate(env.platform().baseUrl() + "/");
             signIn(page, "Hana Host");
             page.fill("[data-testid=create-title]", "Design review");
             page.click("[data-testid=create-submit]");
@@ -168,7 +147,7 @@ class ControllerWebIT {
     }
 
     private Host hostMeeting(boolean waitingRoom) throws Exception {
-        String base = platform.baseUrl();
+        String base = env.platform().baseUrl();
         String principal = UUID.randomUUID().toString();
         String token = post(base, "/v1/dev/tokens", null, Map.of("tenant", nameUuid("tenant", "local"), "principal", principal, "name", "Host")).get("token").asText();
         String id = post(base, "/v1/meetings", token, Map.of("title", "Refusals", "waiting_room_enabled", waitingRoom, "encryption_mode", "transport"))
@@ -204,7 +183,7 @@ class ControllerWebIT {
     }
 
     private BrowserContext context() {
-        BrowserContext ctx = browser.newContext(new Browser.NewContextOptions().setViewportSize(1366, 800)
+        BrowserContext ctx = env.browser().newContext(new Browser.NewContextOptions().setViewportSize(1366, 800)
             .setPermissions(List.of("camera", "microphone")));
         ctx.onPage(p -> {
             p.onDialog(d -> d.accept());

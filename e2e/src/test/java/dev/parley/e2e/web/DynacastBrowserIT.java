@@ -1,12 +1,9 @@
 package dev.parley.e2e.web;
 
-import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.Page;
-import com.microsoft.playwright.Playwright;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Dynacast and pause notices end to end (issue 8): the real controller and SFU jars, two people in headless
@@ -40,6 +36,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DynacastBrowserIT {
+    @RegisterExtension
+    static final BrowserPlatform<LocalPlatform> env = BrowserPlatform.of(() -> LocalPlatform.missing(1),
+            () -> LocalPlatform.start(1, Map.of("PARLEY_SFU_TEST_HOOKS", "true")));
     /** The host's camera at 1280×720 whatever the app asks for (so the SDK's automatic simulcast applies). */
     private static final String HD_CAMERA = """
         (() => {
@@ -53,35 +52,11 @@ class DynacastBrowserIT {
     private static final String LAYERS = "async () => await window.parleyApp.client.media.publishLayerStats()";
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-    private LocalPlatform platform;
-    private String skipReason;
-    private Playwright pw;
-    private Browser browser;
-
-    @BeforeAll
-    void start() throws Exception {
-        skipReason = LocalPlatform.missing(1);
-        if (skipReason != null) {
-            System.out.println("DynacastBrowserIT skipped: " + skipReason);
-            return;
-        }
-        platform = LocalPlatform.start(1, Map.of("PARLEY_SFU_TEST_HOOKS", "true"));
-        pw = Playwright.create();
-        browser = Chromium.launch(pw);
-    }
-
-    @AfterAll
-    void stop() {
-        if (browser != null) browser.close();
-        if (pw != null) pw.close();
-        if (platform != null) platform.close();
-    }
 
     @Test
     void theHostStopsEncodingTheLayerNobodyReceivesAndTheViewerIsToldWhenItsVideoPauses() throws Exception {
-        assumeTrue(skipReason == null, skipReason);
-        try (BrowserParticipant host = new BrowserParticipant(browser, platform.baseUrl(), "Hana Host");
-             BrowserParticipant viewer = new BrowserParticipant(browser, platform.baseUrl(), "Vik Viewer")) {
+        try (BrowserParticipant host = new BrowserParticipant(env.browser(), env.platform().baseUrl(), "Hana Host");
+             BrowserParticipant viewer = new BrowserParticipant(env.browser(), env.platform().baseUrl(), "Vik Viewer")) {
             host.page.addInitScript(HD_CAMERA);
             host.page.reload();
             String link = host.createAndJoin("Dynacast");
@@ -192,11 +167,11 @@ class DynacastBrowserIT {
     }
 
     private void testLink(String meetingId, String participantId, int capacityKbps) throws Exception {
-        int port = platform.sfuInternalPorts.values().iterator().next();
+        int port = env.platform().sfuInternalPorts.values().iterator().next();
         String body = "{\"meeting_id\":\"" + meetingId + "\",\"participant_id\":\"" + participantId + "\",\"capacity_kbps\":"
                 + capacityKbps + ",\"delay_ms\":20,\"loss_percent\":0}";
         HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/internal/v1/test/link"))
-                .header("Authorization", "Bearer " + platform.internalSecret).header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + env.platform().internalSecret).header("Content-Type", "application/json")
                 .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isBetween(200, 299);
     }
@@ -229,9 +204,9 @@ class DynacastBrowserIT {
     }
 
     private String sfuState() throws Exception {
-        int port = platform.sfuInternalPorts.values().iterator().next();
+        int port = env.platform().sfuInternalPorts.values().iterator().next();
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/internal/v1/state"))
-                .header("Authorization", "Bearer " + platform.internalSecret).timeout(Duration.ofSeconds(5)).GET().build(),
+                .header("Authorization", "Bearer " + env.platform().internalSecret).timeout(Duration.ofSeconds(5)).GET().build(),
                 HttpResponse.BodyHandlers.ofString()).body();
     }
 

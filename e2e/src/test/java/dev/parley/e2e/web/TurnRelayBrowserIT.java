@@ -3,13 +3,11 @@ package dev.parley.e2e.web;
 import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Page;
-import com.microsoft.playwright.Playwright;
 import com.microsoft.playwright.PlaywrightException;
 import dev.parley.testsupport.browser.WebRtcStats;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
@@ -17,7 +15,6 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Headless Chromium with {@code iceTransportPolicy: "relay"} reaches the Parley SFU only through the Parley TURN pod
@@ -33,6 +30,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TurnRelayBrowserIT {
+    @RegisterExtension
+    static final BrowserPlatform<RelayPlatform> env = BrowserPlatform.of(RelayPlatform::missing,
+            RelayPlatform::start);
     /** Forces relay-only ICE on every peer connection the app creates, also through setConfiguration. */
     private static final String RELAY_ONLY = """
         (() => {
@@ -48,33 +48,9 @@ class TurnRelayBrowserIT {
     private static final String SUB = "window.parleyApp.client.media.sub";
     private static final String PUB = "window.parleyApp.client.media.pub";
 
-    private RelayPlatform platform;
-    private String skipReason;
-    private Playwright pw;
-    private Browser browser;
-
-    @BeforeAll
-    void start() throws Exception {
-        skipReason = RelayPlatform.missing();
-        if (skipReason != null) {
-            System.out.println("TurnRelayBrowserIT skipped: " + skipReason);
-            return;
-        }
-        platform = RelayPlatform.start();
-        pw = Playwright.create();
-        browser = Chromium.launch(pw);
-    }
-
-    @AfterAll
-    void stop() {
-        if (browser != null) browser.close();
-        if (pw != null) pw.close();
-        if (platform != null) platform.close();
-    }
 
     @Test
     void relayOnlyBrowsersReachTheSfuThroughParleyTurnAndDecodeVideo() throws Exception {
-        assumeTrue(skipReason == null, skipReason);
         Page host = person("Rita Relay");
         signIn(host, "Rita Relay");
         host.fill("[data-testid=create-title]", "Relay only");
@@ -101,9 +77,9 @@ class TurnRelayBrowserIT {
                 "framesDecoded grows with relay-only candidates on both peer connections", p);
         }
         // The relay that carried it is ours: two participants × (publish + subscribe) allocations, packets both ways.
-        double allocations = platform.turnMetric("parley_turn_allocations");
-        double up = platform.turnMetric("parley_turn_relayed_packets_total{direction=\"client_to_peer\"}");
-        double down = platform.turnMetric("parley_turn_relayed_packets_total{direction=\"peer_to_client\"}");
+        double allocations = env.platform().turnMetric("parley_turn_allocations");
+        double up = env.platform().turnMetric("parley_turn_relayed_packets_total{direction=\"client_to_peer\"}");
+        double down = env.platform().turnMetric("parley_turn_relayed_packets_total{direction=\"peer_to_client\"}");
         assertThat(allocations).as("TURN allocations").isGreaterThanOrEqualTo(2);
         assertThat(up).as("packets relayed browser → SFU").isGreaterThan(100);
         assertThat(down).as("packets relayed SFU → browser").isGreaterThan(100);
@@ -113,13 +89,13 @@ class TurnRelayBrowserIT {
     }
 
     private Page person(String name) {
-        BrowserContext ctx = browser.newContext(new Browser.NewContextOptions()
+        BrowserContext ctx = env.browser().newContext(new Browser.NewContextOptions()
             .setViewportSize(1280, 720).setPermissions(List.of("camera", "microphone")));
         ctx.addInitScript(RELAY_ONLY);
         Page page = ctx.newPage();
         page.onConsoleMessage(m -> System.out.println("[" + name + " " + m.type() + "] " + m.text()));
         page.onPageError(e -> System.out.println("[" + name + " pageerror] " + e));
-        page.navigate(platform.baseUrl() + "/");
+        page.navigate(env.platform().baseUrl() + "/");
         return page;
     }
 
@@ -162,7 +138,7 @@ class TurnRelayBrowserIT {
                 }
                 for (Object local : locals) {
                     int port = Integer.parseInt(String.valueOf(local).substring(String.valueOf(local).indexOf(':') + 1));
-                    if (!platform.isRelayPort(port)) {
+                    if (!env.platform().isRelayPort(port)) {
                         throw new AssertionError(pc + " has a local candidate that is not on the TURN relay: " + locals);
                     }
                 }
@@ -183,7 +159,7 @@ class TurnRelayBrowserIT {
             Thread.sleep(250);
         }
         throw new AssertionError(what + " within " + timeout + " at " + p.url() + "\nICE: " + iceState(p)
-            + "\nTURN metrics:\n" + relevant(platform.turnMetrics()) + "\nTURN log:\n" + platform.turnLogTail());
+            + "\nTURN metrics:\n" + relevant(env.platform().turnMetrics()) + "\nTURN log:\n" + env.platform().turnLogTail());
     }
 
     private static Object iceState(Page p) {
