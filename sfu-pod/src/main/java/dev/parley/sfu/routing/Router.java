@@ -405,6 +405,8 @@ public final class Router implements PacketHandler, TransportListener {
                 pm.put("slots", assignments(p));
                 pm.put("congestion_control", congestionState(p, now));
                 pm.put("rtt_ms", p.rtt.rttMs());
+                pm.put("rtt_last_sample_ms", p.rtt.lastSampleMs());
+                pm.put("rtt_samples", p.rtt.samples());
                 List<Map<String, Object>> layers = new ArrayList<>();
                 for (Slot s : p.slots) {
                     if (!s.video || s.track == null) continue;
