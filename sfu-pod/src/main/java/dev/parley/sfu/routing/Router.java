@@ -402,6 +402,7 @@ public final class Router implements PacketHandler, TransportListener {
                 Map<String, String> sources = new LinkedHashMap<>();
                 for (PublishedTrack t : p.tracksByMid.values()) sources.put(t.trackId, t.source());
                 pm.put("track_sources", sources);
+                pm.put("pinned", List.copyOf(p.pinned));
                 pm.put("slots", assignments(p));
                 pm.put("congestion_control", congestionState(p, now));
                 pm.put("rtt_ms", p.rtt.rttMs());
