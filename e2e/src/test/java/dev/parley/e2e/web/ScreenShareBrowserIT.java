@@ -84,11 +84,11 @@ class ScreenShareBrowserIT {
 
             assertThat(host.page.evaluate(SHARE_CANVAS)).as("shareScreen(track)").isEqualTo(true);
 
-            // the viewer's SDK was told the new track is a screen (before, every video was filed as a camera)
+            // the viewer's SDK attached the new track as the host's screen (slot assignment source: screen)
             String screenOf = "() => JSON.stringify(window.parleyApp.client.state.participants['" + hostPid + "']?.tracks ?? {})";
             BrowserParticipant.awaitTrue(() -> {
                 JsonNode t = tree(viewer.page.evaluate(screenOf));
-                return t.path("screen").path("published").asBoolean() && t.path("screen").path("trackId").asText().endsWith(":2");
+                return t.path("screen").path("attached").asBoolean() && t.path("screen").path("trackId").asText().endsWith(":2");
             }, Duration.ofSeconds(30), "the viewer's state has the host's screen track\n" + viewer.page.evaluate(screenOf));
             JsonNode tracks = tree(viewer.page.evaluate(screenOf));
             assertThat(tracks.path("camera").path("trackId").asText()).as("the camera stays the camera").endsWith(":1");
