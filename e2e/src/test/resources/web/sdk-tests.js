@@ -387,6 +387,51 @@ test('client: screen share in this browser setup, stopped when the host revokes 
   ok(c.state.notices.at(-1).code === 'permission_revoked');
 });
 
+test('client: shareScreen(track) shares a given track; pin() re-sends the subscription with pinned, unpin clears it', async () => {
+  const c = new ParleyClient({ token: 't', fetch: async () => new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } }) });
+  c.store.set((s) => ({ admission: 'admitted', connection: 'connected', self: { ...s.self, participant_id: 'me' } }));
+  const canvas = document.createElement('canvas');
+  canvas.getContext('2d').fillRect(0, 0, 10, 10);
+  const given = canvas.captureStream(5).getVideoTracks()[0];
+  eq(await c.shareScreen(given), true);
+  ok(c.local.screen === given, 'the given track is the screen');
+  eq(c.state.self.screen.on, true);
+  await c.stopScreenShare();
+
+  const sent = [];
+  c.signaling = { open: true, send: (m) => { sent.push(JSON.parse(JSON.stringify(m))); return true; } };
+  c.viewport = [{ track_id: 'bob:1', max_width: 640, max_height: 360, max_fps: 30 }, { track_id: 'ann:1', max_width: 320, max_height: 180, max_fps: 15 },
+    { track_id: 'ann:2', max_width: 1280, max_height: 720, max_fps: 15 }];
+  c.pin('ann');
+  eq(sent.at(-1).type, 'subscribe');
+  eq(sent.at(-1).tracks.filter((t) => t.pinned).map((t) => t.track_id), ['ann:1', 'ann:2'], 'a participant pin covers its videos');
+  ok(!('pinned' in sent.at(-1).tracks[0]), 'others are not pinned');
+  c.pin('bob:1');
+  eq(sent.at(-1).tracks.filter((t) => t.pinned).map((t) => t.track_id), ['bob:1'], 'a track pin');
+  c.viewport = [{ track_id: 'ann:1', max_width: 320, max_height: 180, max_fps: 15 }];
+  c.pin(null);
+  eq(sent.at(-1).tracks, [{ track_id: 'ann:1', max_width: 320, max_height: 180, max_fps: 15 },
+    { track_id: 'bob:1', max_width: 0, max_height: 0, max_fps: 0 }], 'the pinned track out of view is sent unpinned');
+  c.pin(null);
+  eq(sent.at(-1).tracks, [{ track_id: 'ann:1', max_width: 320, max_height: 180, max_fps: 15 }], 'and only once');
+  c.setViewport([{ track_id: 'ann:1', max_width: 320, max_height: 180, max_fps: 15, pinned: true }]);
+  await waitFor(() => sent.length === 5, 2000);
+  eq(sent.at(-1).tracks, [{ track_id: 'ann:1', max_width: 320, max_height: 180, max_fps: 15, pinned: true }], 'the viewport may mark a pin');
+});
+
+test('reducer: a track_published source files a remote screen under tracks.screen; the SFU report carries its RTT', () => {
+  let s = withSelf();
+  s = applyEvent(s, { type: 'participant_joined', participant: { participant_id: 'ann', display_name: 'Ann', admission_state: 'admitted', participant_version: 1 } }).state;
+  s = applyEvent(s, { type: 'track_published', participant_id: 'ann', track_id: 'ann:1', kind: 'video', source: 'camera' }).state;
+  s = applyEvent(s, { type: 'track_published', participant_id: 'ann', track_id: 'ann:2', kind: 'video', source: 'screen' }).state;
+  eq(s.participants.ann.tracks.camera.trackId, 'ann:1');
+  eq(s.participants.ann.tracks.screen.trackId, 'ann:2', 'the screen is not filed over the camera');
+  s = applyEvent(s, { type: 'quality', participant_id: s.self.participant_id, level: 'excellent', loss_fraction: 0, rtt_ms: 42, jitter_ms: 3, estimate_bps: 900000, top_spatial_layer: 2, sequence: 1 }).state;
+  eq(s.quality.server.rttMs, 42);
+  s = applyEvent(s, { type: 'quality', participant_id: s.self.participant_id, level: 'good', loss_fraction: 0, rtt_ms: -1, jitter_ms: 3, estimate_bps: 900000, top_spatial_layer: 2, sequence: 2 }).state;
+  eq(s.quality.server.rttMs, null, '-1 = not measured');
+});
+
 // ------------------------------------------------------------------ slots
 
 test('slots: mid -> remote track map from either shape; free and inconsistent slots ignored', () => {

@@ -103,7 +103,10 @@ export class MeetingView {
     el.className = `quality q-${q}`;
     el.dataset.level = q;
     el.setAttribute('aria-label', `Connection quality: ${QUALITY_LABEL[q]}`);
-    el.title = `Connection quality: ${QUALITY_LABEL[q]}`;
+    // the SFU's round-trip time toward us (its quality report), else the browser's own figure
+    const rtt = s.quality.server?.rttMs ?? s.quality.rttMs;
+    if (rtt != null) el.dataset.rttMs = String(Math.round(rtt)); else delete el.dataset.rttMs;
+    el.title = `Connection quality: ${QUALITY_LABEL[q]}${rtt != null ? ` (round trip ${Math.round(rtt)} ms)` : ''}`;
   }
 
   #renderBanner(s) {
@@ -171,7 +174,7 @@ export class MeetingView {
       video.muted = true; // audio plays through the <audio> elements
       const avatar = h('div', { class: 'avatar', 'aria-hidden': 'true' });
       const caption = h('figcaption', {});
-      const pin = h('button', { class: 'pin', 'data-focus': 'pin-' + t.key, onclick: () => { this.ui.pinned = this.ui.pinned === t.key ? null : t.key; this.#rerender(); } });
+      const pin = h('button', { class: 'pin', 'data-focus': 'pin-' + t.key, onclick: () => { this.ui.pinned = this.ui.pinned === t.key ? null : t.key; this.#rerender(); this.#reportViewportSoon(); } });
       const el = h('figure', { class: 'tile', 'data-testid': `tile-${t.self ? 'self' : t.pid}-${t.source}`, 'data-pid': t.pid || 'self', 'data-source': t.source }, video, avatar, caption, pin);
       tile = { key: t.key, el, video, avatar, caption, pin, stream: null };
       this.tiles.set(t.key, tile);
@@ -248,7 +251,10 @@ export class MeetingView {
       if (!tr?.trackId) continue;
       const r = t.el.getBoundingClientRect();
       const big = t.el.parentElement === this.stage;
-      out.push({ track_id: tr.trackId, max_width: Math.round(r.width * devicePixelRatio), max_height: Math.round(r.height * devicePixelRatio), max_fps: source === 'screen' ? 15 : big ? 30 : 15 });
+      const entry = { track_id: tr.trackId, max_width: Math.round(r.width * devicePixelRatio), max_height: Math.round(r.height * devicePixelRatio), max_fps: source === 'screen' ? 15 : big ? 30 : 15 };
+      // a pinned tile is what this person chose to watch: the SFU gives it the budget before the active speaker
+      if (this.ui.pinned === t.key) entry.pinned = true;
+      out.push(entry);
     }
     const key = JSON.stringify(out);
     if (key !== this.lastViewport) { this.lastViewport = key; this.deps.actions.viewport(out); }

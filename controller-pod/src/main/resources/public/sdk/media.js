@@ -106,7 +106,7 @@ export class MediaSession {
 
   /** Which mid carries which source on the publish side (sent with the offer). */
   publishSources() {
-    return Object.entries(this.senders).map(([source, t]) => ({ mid: t.mid, source, kind: source === 'microphone' ? 'audio' : 'video' }));
+    return Object.entries(this.senders).filter(([, t]) => t.mid != null).map(([source, t]) => ({ mid: t.mid, source, kind: source === 'microphone' ? 'audio' : 'video' }));
   }
 
   /** @param {'publish'|'subscribe'} kind @param {{iceRestart?:boolean}} [opts] */

@@ -631,12 +631,21 @@ export class ParleyClient {
     if (old && old !== track) old.stop();
   }
 
-  /** Start sharing the screen (asks the browser for a screen). */
-  async startScreenShare() {
+  /**
+   * Share the screen: published on the screen transceiver and declared `source: screen` in the publish offer,
+   * so subscribers' SFU budget puts it before cameras. `track` (optional) is a video track to share instead of
+   * asking the browser for a screen (a canvas capture, a test source).
+   * @param {MediaStreamTrack} [track] @returns {Promise<boolean>}
+   */
+  shareScreen(track) { return this.startScreenShare(track); }
+
+  /** Start sharing the screen (asks the browser for a screen unless given a track). */
+  async startScreenShare(given) {
     if (!this.state.self.permissions.screen.allowed) { this.#notice('warning', 'permission_revoked', 'The host does not allow you to share your screen.'); return false; }
     if (this.state.connection !== 'connected') { this.#notice('warning', 'not_replayed', 'You are offline, so screen sharing did not start.'); return false; }
     let stream;
-    try { stream = await navigator.mediaDevices.getDisplayMedia({ video: { frameRate: 15 }, audio: false }); } catch (e) {
+    if (given) stream = new MediaStream([given]);
+    else try { stream = await navigator.mediaDevices.getDisplayMedia({ video: { frameRate: 15 }, audio: false }); } catch (e) {
       this.#notice('warning', 'screen_denied', 'Screen sharing was cancelled or not allowed by the browser.');
       return false;
     }
@@ -674,8 +683,37 @@ export class ParleyClient {
     this.viewportTimer = setTimeout(() => this.#sendViewport(), 150);
   }
 
+  /**
+   * Pin a remote participant (all its videos) or one track id, or `null` to unpin: the subscription is re-sent
+   * with `pinned: true` on those tracks, so the SFU gives them the budget before the active speaker's camera
+   * (a screen share still comes first). Entries the viewport marks `pinned` stay pinned too.
+   * @param {string|null} participantOrTrackId
+   */
+  pin(participantOrTrackId) {
+    this.pinned = participantOrTrackId ? String(participantOrTrackId) : null;
+    clearTimeout(this.viewportTimer);
+    this.#sendViewport();
+  }
+
+  /** The subscription as sent: the viewport with pins applied; a track pinned before and now out of view is unpinned. */
+  subscription() {
+    const id = this.pinned;
+    const pinnedNow = (tr) => !!tr.pinned || (id != null && (tr.track_id === id || tr.track_id.startsWith(`${id}:`)));
+    const tracks = this.viewport.map((tr) => {
+      const { pinned, ...rest } = tr;
+      return pinnedNow(tr) ? { ...rest, pinned: true } : rest;
+    });
+    for (const old of this.sentPins ?? []) {
+      if (!tracks.some((tr) => tr.track_id === old)) tracks.push({ track_id: old, max_width: 0, max_height: 0, max_fps: 0 });
+    }
+    return tracks;
+  }
+
   #sendViewport() {
-    if (this.signaling?.open && this.viewport.length) this.signaling.send({ type: 'subscribe', tracks: this.viewport });
+    if (!this.signaling?.open) return;
+    const tracks = this.subscription();
+    if (!tracks.length) return;
+    if (this.signaling.send({ type: 'subscribe', tracks }) !== false) this.sentPins = tracks.filter((t) => t.pinned).map((t) => t.track_id);
   }
 
   // ------------------------------------------------------------------ host commands
@@ -887,7 +925,7 @@ export class ParleyClient {
     const missing = Object.values(this.state.participants).some((p) => !p.tracks?.camera?.attached || !p.tracks?.microphone?.attached);
     if (!missing || performance.now() - (this.lastSlotSync || 0) < 2000) return;
     this.lastSlotSync = performance.now();
-    this.signaling.send({ type: 'subscribe', tracks: this.viewport });
+    this.signaling.send({ type: 'subscribe', tracks: this.subscription() });
   }
 
   /**

@@ -392,6 +392,60 @@ class SfuBrowserIT {
         }
     }
 
+    /**
+     * A publisher declares its video a screen share: subscribers get it forwarded and are told its source (slot
+     * assignments, track_published), the SFU measures the round trip toward the subscriber from its receiver
+     * reports, and taking the screen permission away stops the screen while audio goes on.
+     */
+    @Test
+    void aScreenShareIsForwardedAsAScreenOnlyUnderTheScreenPermission() throws Exception {
+        String meeting = "m-" + UUID.randomUUID();
+        internal.setMayShareScreen(meeting, "a", true);
+        Peer a = join(meeting, "a", false, false, 1, "screen");
+        Peer b = join(meeting, "b", false, false, 1);
+        try {
+            awaitMediaFromAll(b, 1);
+            String screenTrack = null;
+            for (JsonNode s : internal.participant(meeting, "b").path("slots")) {
+                if (s.path("kind").asText().equals("video")) {
+                    assertThat(s.path("source").asText()).as(s.toString()).isEqualTo("screen");
+                    screenTrack = s.path("track_id").asText();
+                } else {
+                    assertThat(s.path("source").asText()).isEqualTo("microphone");
+                }
+            }
+            assertThat(screenTrack).isNotNull();
+            String st = screenTrack;
+            assertThat(events).anySatisfy(e -> {
+                assertThat(e.path("meeting_id").asText()).isEqualTo(meeting);
+                assertThat(e.path("type").asText()).isEqualTo("track_published");
+                assertThat(e.path("data").path("track_id").asText()).isEqualTo(st);
+                assertThat(e.path("data").path("source").asText()).isEqualTo("screen");
+            });
+            // b's own camera is a camera (nothing declared)
+            assertThat(internal.participant(meeting, "b").path("track_sources").toString()).contains("\"camera\"").doesNotContain("screen");
+            // Chromium's receiver reports echo our sender reports: a loopback round trip is measured (tens of ms on
+            // a loaded test machine: both event loops' delays count; the arithmetic is RoundTripTimeTest's)
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                JsonNode p = internal.participant(meeting, "b");
+                assertThat(p.path("rtt_samples").asInt()).as(p.toString()).isGreaterThanOrEqualTo(3);
+                assertThat(p.path("rtt_ms").asInt()).as(p.toString()).isBetween(0, 1000);
+            });
+
+            internal.setMayShareScreen(meeting, "a", false);
+            long dropsBefore = sfu.metrics().drops("grant_publish");
+            Thread.sleep(1500);
+            long f1 = frames(b), a1 = audioPackets(b);
+            Thread.sleep(1500);
+            assertThat(frames(b)).as("screen frames without the screen permission").isEqualTo(f1);
+            assertThat(audioPackets(b)).as("audio goes on").isGreaterThan(a1);
+            assertThat(sfu.metrics().drops("grant_publish")).isGreaterThan(dropsBefore);
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private record Peer(BrowserContext ctx, Page page, String pid, String subscribeTransportId, String subscribeLocalUfrag) {
@@ -399,11 +453,19 @@ class SfuBrowserIT {
     }
 
     private Peer join(String meeting, String pid, boolean simulcast, boolean tcpOnly, int slots) {
+        return join(meeting, pid, simulcast, tcpOnly, slots, null);
+    }
+
+    /** {@code videoSource}: what the publish offer declares its video to be (null = nothing declared). */
+    private Peer join(String meeting, String pid, boolean simulcast, boolean tcpOnly, int slots, String videoSource) {
         BrowserContext ctx = chromium.newContext();
         Page page = ctx.newPage();
         page.navigate(web.url("/sfu.html"));
         String pubOffer = (String) page.evaluate("([s]) => publish('pub', s)", List.of(simulcast));
-        JsonNode pub = createTransport(meeting, pid, "publish", pubOffer);
+        java.util.regex.Matcher vm = java.util.regex.Pattern.compile("m=video[\\s\\S]*?a=mid:(\\S+)").matcher(pubOffer);
+        java.util.Map<String, String> sources = videoSource != null && vm.find() ? java.util.Map.of(vm.group(1), videoSource) : null;
+        JsonNode pub = internal.createTransport(meeting, pid, "publish", pubOffer,
+                "http://127.0.0.1:" + eventSink.getAddress().getPort() + "/events", sources);
         page.evaluate("([sdp, tcp]) => answer('pub', sdp, tcp)", List.of(pub.get("sdp_answer").asText(), tcpOnly));
         String subOffer = (String) page.evaluate("([n]) => subscribe('sub', n)", List.of(slots));
         JsonNode sub = createTransport(meeting, pid, "subscribe", subOffer);

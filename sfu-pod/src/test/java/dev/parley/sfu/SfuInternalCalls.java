@@ -35,6 +35,8 @@ final class SfuInternalCalls {
     private long version = 1;
     /** meeting → participant → may publish audio and video; removed entries are no longer renewed. */
     private final Map<String, Map<String, Boolean>> renewed = new ConcurrentHashMap<>();
+    /** Participant ids whose grants also allow a screen share. */
+    private final Set<String> screenAllowed = ConcurrentHashMap.newKeySet();
 
     /**
      * @param port   the SFU's internal port, read per call (the server may be restarted between tests)
@@ -70,6 +72,11 @@ final class SfuInternalCalls {
      * participant's grant is renewed from now on. {@code eventsUrl} may be null.
      */
     JsonNode createTransport(String meeting, String pid, String kind, String offer, String eventsUrl) {
+        return createTransport(meeting, pid, kind, offer, eventsUrl, null);
+    }
+
+    /** As above, declaring what the publish offer's m-sections carry ({@code mid → microphone|camera|screen}). */
+    JsonNode createTransport(String meeting, String pid, String kind, String offer, String eventsUrl, Map<String, String> sources) {
         renewed.computeIfAbsent(meeting, k -> new ConcurrentHashMap<>()).putIfAbsent(pid, true);
         ObjectNode body = json.createObjectNode();
         body.put("meeting_id", meeting).put("participant_id", pid).put("transport_generation", 1)
@@ -77,6 +84,10 @@ final class SfuInternalCalls {
                 .put("connect_ticket", signer.issue(meeting, pid, 1, pod, "dk", Duration.ofSeconds(20)).token())
                 .put("sdp_offer", offer);
         if (eventsUrl != null) body.put("events_url", eventsUrl);
+        if (sources != null) {
+            var arr = body.putArray("sources");
+            sources.forEach((mid, source) -> arr.addObject().put("mid", mid).put("source", source));
+        }
         body.set("grant", grant(pid, true));
         return call("POST", "/internal/v1/transports", body, 200);
     }
@@ -85,7 +96,7 @@ final class SfuInternalCalls {
     synchronized ObjectNode grant(String pid, boolean media) {
         ObjectNode g = json.createObjectNode();
         g.put("participant_id", pid).put("version", version++).put("controller_epoch", EPOCH).put("subscribe", true).put("ttl_ms", 3000);
-        g.putObject("publish").put("audio", media).put("video", media).put("screen", false);
+        g.putObject("publish").put("audio", media).put("video", media).put("screen", media && screenAllowed.contains(pid));
         return g;
     }
 
@@ -93,6 +104,13 @@ final class SfuInternalCalls {
     void setMayPublish(String meeting, String pid, boolean media) {
         renewed.computeIfAbsent(meeting, k -> new ConcurrentHashMap<>()).put(pid, media);
         putGrants(meeting);
+    }
+
+    /** Whether the participant's grant allows a screen share (from its next grant on; sent now if it is renewed). */
+    void setMayShareScreen(String meeting, String pid, boolean allowed) {
+        if (allowed) screenAllowed.add(pid);
+        else screenAllowed.remove(pid);
+        if (renewed.containsKey(meeting)) putGrants(meeting);
     }
 
     /** Stops renewing the meeting's grants: they run out after their ttl. */

@@ -18,6 +18,7 @@ import dev.parley.controller.participant.ParticipantService;
 import dev.parley.platform.etcd.SfuEntry;
 import dev.parley.platform.grant.Grant;
 import dev.parley.platform.internal.CreateTransportRequest;
+import dev.parley.platform.internal.PublishSource;
 import dev.parley.platform.internal.TrackSubscription;
 import dev.parley.platform.internal.TransportKind;
 import dev.parley.platform.internal.UpdateSubscriptionsRequest;
@@ -294,6 +295,11 @@ public class SignalingSocket {
             error(c, "invalid_sdp", "sdp must be a non-empty string");
             return;
         }
+        List<PublishSource> sources = kind == TransportKind.PUBLISH ? publishSources(msg.get("sources")) : null;
+        if (sources == INVALID_SOURCES) {
+            error(c, "invalid_sources", "sources must be at most 16 of {mid, source: microphone|camera|screen}");
+            return;
+        }
         Grant grant = grants.currentGrant(c.meetingId, c.participantId);
         SfuEntry sfu = selector.get(c.sfuPod).orElse(null);
         if (grant == null || sfu == null || !selector.isUsable(sfu.pod())) {
@@ -305,7 +311,7 @@ public class SignalingSocket {
         TicketSigner.IssuedTicket ticket = signer.issue(c.meetingId.toString(), c.participantId.toString(), c.generation,
                 sfu.pod(), c.deviceKey, TicketSigner.MAX_LIFETIME);
         CreateTransportRequest req = new CreateTransportRequest(c.meetingId.toString(), c.participantId.toString(),
-                c.generation, c.epoch, kind, ticket.token(), sdp, grant, cfg.publicUrl() + "/internal/v1/sfu-events");
+                c.generation, c.epoch, kind, ticket.token(), sdp, grant, cfg.publicUrl() + "/internal/v1/sfu-events", sources);
         var res = sfus.createTransport(sfu.internalUrl(), req).join();
         if (res.refused()) {
             // the SFU process is gone: this client and everyone else on it move now (new generation)
@@ -332,6 +338,23 @@ public class SignalingSocket {
         }
     }
 
+    private static final List<PublishSource> INVALID_SOURCES = java.util.Collections.unmodifiableList(new ArrayList<>());
+
+    /**
+     * The publish offer's {@code sources} ({@code [{mid, source}]}, what each m-section carries): null when absent,
+     * {@link #INVALID_SOURCES} when malformed (the offer is refused and nothing reaches the SFU).
+     */
+    private static List<PublishSource> publishSources(JsonNode n) {
+        if (n == null || n.isNull()) return null;
+        if (!n.isArray() || n.size() > PublishSource.MAX) return INVALID_SOURCES;
+        List<PublishSource> out = new ArrayList<>(n.size());
+        for (JsonNode s : n) {
+            if (!s.path("mid").isTextual() || !s.path("source").isTextual()) return INVALID_SOURCES;
+            out.add(new PublishSource(s.get("mid").asText(), s.get("source").asText()));
+        }
+        return PublishSource.valid(out) ? out : INVALID_SOURCES;
+    }
+
     private void subscribe(Conn c, ObjectNode msg) {
         if (!requireJoined(c)) {
             return;
@@ -343,12 +366,12 @@ public class SignalingSocket {
         }
         List<TrackSubscription> list = new ArrayList<>();
         for (JsonNode t : (ArrayNode) tracks) {
-            if (!t.path("track_id").isTextual()) {
-                error(c, "invalid_tracks", "every track needs a string track_id");
+            if (!t.path("track_id").isTextual() || (t.has("pinned") && !t.get("pinned").isBoolean())) {
+                error(c, "invalid_tracks", "every track needs a string track_id; pinned is a boolean");
                 return;
             }
             list.add(new TrackSubscription(t.get("track_id").asText(), t.path("max_width").asInt(0),
-                    t.path("max_height").asInt(0), t.path("max_fps").asInt(0)));
+                    t.path("max_height").asInt(0), t.path("max_fps").asInt(0), t.path("pinned").asBoolean(false)));
         }
         SfuEntry sfu = selector.get(c.sfuPod).orElse(null);
         if (sfu == null) {

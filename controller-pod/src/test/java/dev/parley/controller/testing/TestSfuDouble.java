@@ -17,6 +17,7 @@ import dev.parley.platform.grant.PutGrantsResponse;
 import dev.parley.platform.internal.CreateTransportRequest;
 import dev.parley.platform.internal.CreateTransportResponse;
 import dev.parley.platform.internal.InternalError;
+import dev.parley.platform.internal.UpdateSubscriptionsRequest;
 import dev.parley.platform.internal.UpdateSubscriptionsResponse;
 import dev.parley.platform.ticket.ConnectTicketClaims;
 import dev.parley.platform.ticket.TicketRejectedException;
@@ -66,6 +67,9 @@ public final class TestSfuDouble implements AutoCloseable {
     public final AtomicInteger batchPuts = new AtomicInteger();
     public final AtomicInteger batchMeetings = new AtomicInteger();
     public final AtomicInteger transportsCreated = new AtomicInteger();
+    /** Transport requests with a valid ticket and grant, and subscription updates, as received (newest last). */
+    public final List<CreateTransportRequest> transportRequests = new CopyOnWriteArrayList<>();
+    public final List<UpdateSubscriptionsRequest> subscriptionRequests = new CopyOnWriteArrayList<>();
 
     public record Held(Grant grant, long expiresAtNanos) {
         public boolean valid() {
@@ -170,6 +174,7 @@ public final class TestSfuDouble implements AutoCloseable {
                 grants.remove(parts[4] + "/" + parts[6]);
                 ex.sendResponseHeaders(204, -1);
             } else if (path.endsWith("/subscriptions") && method.equals("PUT")) {
+                subscriptionRequests.add(json.readValue(body, UpdateSubscriptionsRequest.class));
                 send(ex, 200, new UpdateSubscriptionsResponse(List.of()));
             } else {
                 send(ex, 404, new InternalError("not_found", null, null));
@@ -229,6 +234,7 @@ public final class TestSfuDouble implements AutoCloseable {
             return;
         }
         transportsCreated.incrementAndGet();
+        transportRequests.add(r);
         send(ex, 200, new CreateTransportResponse("t-" + transportsCreated.get(),
                 "v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=test-double\r\nt=0 0\r\n", List.of()));
     }

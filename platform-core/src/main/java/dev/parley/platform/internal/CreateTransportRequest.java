@@ -5,15 +5,26 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import dev.parley.platform.grant.Grant;
 
+import java.util.List;
+
 /**
  * Body of {@code POST /internal/v1/transports}: create (or restart) one transport from the browser's SDP
  * offer. {@code events_url} is where the SFU posts transport/track events (the owner's internal port).
+ * {@code sources} (publish only, optional): what each m-section carries ({@link PublishSource}); an m-section
+ * not named is a camera (video) or microphone (audio).
  */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record CreateTransportRequest(String meetingId, String participantId, long transportGeneration,
                                      long controllerEpoch, TransportKind kind, String connectTicket,
-                                     String sdpOffer, Grant grant, String eventsUrl) {
+                                     String sdpOffer, Grant grant, String eventsUrl, List<PublishSource> sources) {
+    public CreateTransportRequest(String meetingId, String participantId, long transportGeneration,
+                                  long controllerEpoch, TransportKind kind, String connectTicket,
+                                  String sdpOffer, Grant grant, String eventsUrl) {
+        this(meetingId, participantId, transportGeneration, controllerEpoch, kind, connectTicket, sdpOffer, grant,
+                eventsUrl, null);
+    }
+
     @Override
     public String toString() { // no ticket in logs
         return "CreateTransportRequest[" + meetingId + "/" + participantId + " gen=" + transportGeneration

@@ -16,6 +16,7 @@ import dev.parley.platform.internal.CreateTransportResponse;
 import dev.parley.platform.internal.InternalAuth;
 import dev.parley.platform.internal.InternalError;
 import dev.parley.platform.internal.InternalPaths;
+import dev.parley.platform.internal.PublishSource;
 import dev.parley.platform.internal.TransportKind;
 import dev.parley.platform.internal.UpdateSubscriptionsRequest;
 import dev.parley.platform.internal.UpdateSubscriptionsResponse;
@@ -150,6 +151,9 @@ public final class InternalApi implements AutoCloseable {
             if (seg.length == 5 && seg[4].equals("subscriptions") && method.equals("PUT")) {
                 UpdateSubscriptionsRequest req = json.readValue(body(ex), UpdateSubscriptionsRequest.class);
                 if (req.tracks() == null) throw new IllegalArgumentException("tracks required");
+                for (var t : req.tracks()) {
+                    if (t == null || t.trackId() == null) throw new IllegalArgumentException("every track needs a track_id");
+                }
                 var slots = router.call(() -> router.updateSubscriptions(mid, pid, req.controllerEpoch(), req.tracks()));
                 send(ex, 200, new UpdateSubscriptionsResponse(slots));
                 return;
@@ -162,6 +166,11 @@ public final class InternalApi implements AutoCloseable {
         CreateTransportRequest req = json.readValue(body(ex), CreateTransportRequest.class);
         if (req.meetingId() == null || req.participantId() == null || req.kind() == null || req.sdpOffer() == null) {
             throw new IllegalArgumentException("meeting_id, participant_id, kind and sdp_offer are required");
+        }
+        // checked before the ticket is used up: a malformed request changes nothing and can be retried
+        if (!PublishSource.valid(req.sources())) {
+            error(ex, 400, "bad_request", null, "sources: at most 16 of {mid, source: microphone|camera|screen}");
+            return;
         }
         ConnectTicketClaims c;
         try {
@@ -176,7 +185,8 @@ public final class InternalApi implements AutoCloseable {
         }
         boolean publish = req.kind() == TransportKind.PUBLISH;
         Router.TransportResult r = router.call(() -> router.createTransport(req.meetingId(), req.participantId(),
-                req.transportGeneration(), req.controllerEpoch(), publish, req.sdpOffer(), req.grant(), req.eventsUrl()));
+                req.transportGeneration(), req.controllerEpoch(), publish, req.sdpOffer(), req.grant(), req.eventsUrl(),
+                req.sources()));
         send(ex, 200, new CreateTransportResponse(r.transportId(), r.answer(), publish ? null : r.slots()));
     }
 

@@ -19,5 +19,6 @@ public record GrantState(long epoch, long version, boolean audio, boolean video,
     public boolean live(long nowNanos) { return nowNanos - expiresAtNanos < 0; }
     public boolean mayPublishAudio(long now) { return audio && live(now); }
     public boolean mayPublishVideo(long now) { return video && live(now); }
+    public boolean mayPublishScreen(long now) { return screen && live(now); }
     public boolean maySubscribe(long now) { return subscribe && live(now); }
 }

@@ -1,18 +1,23 @@
 package dev.parley.sfu.routing;
 
+import dev.parley.platform.internal.PublishSource;
+import dev.parley.platform.internal.TrackSubscription;
 import dev.parley.sfu.bwe.BweConfig;
 import dev.parley.sfu.bwe.ProbePacer;
 import dev.parley.sfu.bwe.SendSideBandwidthEstimator;
 import dev.parley.sfu.bwe.TransportFeedbackReader;
 import dev.parley.sfu.grant.GrantState;
+import dev.parley.sfu.quality.RoundTripTime;
 import dev.parley.sfu.transport.WebRtcTransport;
 import io.netty.util.collection.IntObjectHashMap;
 
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** A participant's publish and subscribe connections, published tracks and receive slots. */
 public final class Participant {
@@ -37,6 +42,15 @@ public final class Participant {
     final List<Slot> slots = new ArrayList<>();
     /** Requested tile sizes per track id (from the controller). */
     final Map<String, int[]> wanted = new HashMap<>();
+    /** Track ids this subscriber pinned ({@code subscribe} entries with {@code pinned: true}). */
+    final Set<String> pinned = new HashSet<>();
+    /**
+     * What the publisher's client declared per publish mid ({@code camera | screen | microphone}); an undeclared
+     * mid is a camera or microphone. Kept across renegotiations: each publish offer that names sources replaces it.
+     */
+    final Map<String, String> publishSources = new HashMap<>();
+    /** Round-trip time toward this participant from its receiver reports on our sender reports. */
+    final RoundTripTime rtt = new RoundTripTime();
     /** SSRC the SFU uses as RTCP sender toward this participant. */
     final int rtcpSsrc = RANDOM.nextInt() | 1;
     /**
@@ -87,9 +101,41 @@ public final class Participant {
         twccReader = new TransportFeedbackReader();
         twccSeq = 0;
         allocation = new SubscriberAllocation();
+        rtt.reset();
     }
 
     GrantState grant() { return meeting.grants.get(id); }
+
+    /**
+     * A {@code subscribe} request's entries: tile size, frame-rate limit and pin per track id. Entries not named
+     * keep what they had (a client may update one tile); a named entry without {@code pinned} is unpinned.
+     */
+    void applySubscriptions(List<TrackSubscription> tracks) {
+        for (TrackSubscription ts : tracks) {
+            wanted.put(ts.trackId(), new int[]{ts.maxWidth(), ts.maxHeight(), ts.maxFps()});
+            if (ts.pinned()) pinned.add(ts.trackId());
+            else pinned.remove(ts.trackId());
+            for (Slot s : slots) {
+                if (s.track != null && s.track.trackId.equals(ts.trackId())) { s.maxWidth = ts.maxWidth(); s.maxHeight = ts.maxHeight(); }
+            }
+        }
+    }
+
+    /**
+     * The publish offer's declared sources (null = the offer named none: what was declared before stays).
+     * Tracks already published follow a changed declaration at once.
+     */
+    void applyPublishSources(List<PublishSource> sources) {
+        if (sources == null) return;
+        publishSources.clear();
+        for (PublishSource s : sources) publishSources.put(s.mid(), s.source());
+        for (PublishedTrack t : tracksByMid.values()) t.screen = isScreen(t.mid, t.video);
+    }
+
+    /** A video m-section the client declared as a screen share (an audio one never is). */
+    boolean isScreen(String mid, boolean video) {
+        return video && PublishSource.SCREEN.equals(publishSources.get(mid));
+    }
 
     public String id() { return id; }
 }

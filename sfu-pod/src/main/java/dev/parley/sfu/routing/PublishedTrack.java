@@ -17,6 +17,11 @@ final class PublishedTrack {
     final int audioLevelExtId;
     final Layer[] layers;
     final List<Slot> slots = new ArrayList<>();
+    /**
+     * The publisher declared this video a screen share ({@code sources} of its publish offer): it is forwarded
+     * only under the grant's screen permission and comes before cameras in a subscriber's budget.
+     */
+    boolean screen;
 
     PublishedTrack(Participant owner, String mid, boolean video, String codec, int payloadType, int rtxPayloadType,
                    int clockRate, List<String> rids, int audioLevelExtId) {
@@ -40,4 +45,7 @@ final class PublishedTrack {
     }
 
     String kind() { return video ? "video" : "audio"; }
+
+    /** {@code microphone | camera | screen}, as told to subscribers in slot assignments and track events. */
+    String source() { return !video ? "microphone" : screen ? "screen" : "camera"; }
 }

@@ -15,7 +15,8 @@ import dev.parley.sfu.quality.QualitySample;
  * published layers, downlink loss and estimate from its subscribe transport's estimator, whether its video is
  * paused or below what its layout wants, the highest layer it is forwarded); the tracker's reports (every 5 s,
  * earlier when it got worse) go to the owner controller as {@code quality} events for that participant.
- * Round-trip time is not measured on this path yet (reported as -1).
+ * Round-trip time is the subscribe transport's, from the receiver reports on our sender reports
+ * ({@link dev.parley.sfu.quality.RoundTripTime}; -1 until the first one, and for a participant that only publishes).
  */
 final class QualityReporting {
     private final ParticipantQualityTracker tracker;
@@ -62,7 +63,7 @@ final class QualityReporting {
             if (!s.paused && s.current != null && s.current.active(now)) top = Math.max(top, s.current.index);
         }
         boolean flowing = uplinkFlowing || subscribing;
-        tracker.onSample(new QualitySample(Math.max(uplinkLoss, downlinkLoss), -1, jitterMs, estimate, deficient, paused, flowing, top));
+        tracker.onSample(new QualitySample(Math.max(uplinkLoss, downlinkLoss), subscribing ? p.rtt.rttMs() : -1, jitterMs, estimate, deficient, paused, flowing, top));
         QualityReport q = tracker.maybeReport(now / 1_000_000);
         if (q == null) return;
         ObjectNode data = JsonNodeFactory.instance.objectNode().put("level", q.quality().name().toLowerCase(java.util.Locale.ROOT))

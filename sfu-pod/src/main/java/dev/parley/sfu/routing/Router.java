@@ -15,6 +15,7 @@ import dev.parley.media.rtp.Rtx;
 import dev.parley.media.srtp.SrtpProfile;
 import dev.parley.platform.grant.Grant;
 import dev.parley.platform.internal.SfuEvent;
+import dev.parley.platform.internal.PublishSource;
 import dev.parley.platform.internal.SlotAssignment;
 import dev.parley.platform.internal.TrackSubscription;
 import dev.parley.sfu.allocation.KeyframeRequestCoalescer;
@@ -165,7 +166,8 @@ public final class Router implements PacketHandler, TransportListener {
 
     /** Creates, renegotiates or replaces a transport from a browser offer. Caller has verified the ticket. */
     public TransportResult createTransport(String meetingId, String participantId, long generation, long epoch,
-                                           boolean publish, String offer, Grant grant, String eventsUrl) {
+                                           boolean publish, String offer, Grant grant, String eventsUrl,
+                                           List<PublishSource> sources) {
         Meeting m = meetings.computeIfAbsent(meetingId, Meeting::new);
         if (!m.grants.admitEpoch(epoch)) throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
         if (grant != null) {
@@ -216,7 +218,10 @@ public final class Router implements PacketHandler, TransportListener {
                 p.resetCongestionControl();
             }
         }
-        if (publish) applyPublishPlan(p, r.media(), eventsUrl, generation);
+        if (publish) {
+            p.applyPublishSources(sources);
+            applyPublishPlan(p, r.media(), eventsUrl, generation);
+        }
         else applySubscribePlan(p, r.media());
         return new TransportResult(t.id(), r.answer(), publish ? List.of() : assignments(p));
     }
@@ -241,13 +246,14 @@ public final class Router implements PacketHandler, TransportListener {
             if (old != null) continue;
             PublishedTrack t = new PublishedTrack(p, mp.mid(), mp.isVideo(), mp.codec(), mp.payloadType(), mp.rtxPayloadType(),
                     mp.clockRate(), mp.rids(), mp.ext(ExtensionUris.AUDIO_LEVEL));
+            t.screen = p.isScreen(mp.mid(), mp.isVideo());
             p.tracksByMid.put(mp.mid(), t);
             p.meeting.dynacast.addTrack(t);
             if (!t.video && t.audioLevelExtId > 0) p.speakerSlot = p.meeting.speakers.register(p.id);
             for (Long s : mp.offeredSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
             for (Long s : mp.offeredRtxSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
             ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", t.trackId).put("kind", t.kind())
-                    .put("simulcast_layers", t.layers.length);
+                    .put("source", t.source()).put("simulcast_layers", t.layers.length);
             events.publish(eventsUrl, SfuEvent.TRACK_PUBLISHED, p.meeting.id, p.id, generation, data);
             for (Participant other : p.meeting.participants.values()) if (other != p) assignToFreeSlot(other, t);
         }
@@ -308,7 +314,7 @@ public final class Router implements PacketHandler, TransportListener {
     private List<SlotAssignment> assignments(Participant p) {
         List<SlotAssignment> r = new ArrayList<>();
         for (Slot s : p.slots) {
-            if (s.track != null) r.add(new SlotAssignment(s.mid, s.track.owner.id, s.track.trackId, s.track.kind()));
+            if (s.track != null) r.add(new SlotAssignment(s.mid, s.track.owner.id, s.track.trackId, s.track.kind(), s.track.source()));
         }
         return r;
     }
@@ -351,12 +357,7 @@ public final class Router implements PacketHandler, TransportListener {
         if (!m.grants.admitEpoch(epoch)) throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
         Participant p = m.participants.get(participantId);
         if (p == null) throw new Rejected(404, "not_found", null, "unknown participant");
-        for (TrackSubscription ts : tracks) {
-            p.wanted.put(ts.trackId(), new int[]{ts.maxWidth(), ts.maxHeight(), ts.maxFps()});
-            for (Slot s : p.slots) {
-                if (s.track != null && s.track.trackId.equals(ts.trackId())) { s.maxWidth = ts.maxWidth(); s.maxHeight = ts.maxHeight(); }
-            }
-        }
+        p.applySubscriptions(tracks);
         return assignments(p);
     }
 
@@ -398,8 +399,15 @@ public final class Router implements PacketHandler, TransportListener {
                 pm.put("grant_version", g.version());
                 pm.put("grant_live_ms", Math.max(0, (g.expiresAtNanos() - now) / 1_000_000));
                 pm.put("tracks", p.tracksByMid.values().stream().map(t -> t.trackId).toList());
+                Map<String, String> sources = new LinkedHashMap<>();
+                for (PublishedTrack t : p.tracksByMid.values()) sources.put(t.trackId, t.source());
+                pm.put("track_sources", sources);
+                pm.put("pinned", List.copyOf(p.pinned));
                 pm.put("slots", assignments(p));
                 pm.put("congestion_control", congestionState(p, now));
+                pm.put("rtt_ms", p.rtt.rttMs());
+                pm.put("rtt_last_sample_ms", p.rtt.lastSampleMs());
+                pm.put("rtt_samples", p.rtt.samples());
                 List<Map<String, Object>> layers = new ArrayList<>();
                 for (Slot s : p.slots) {
                     if (!s.video || s.track == null) continue;
@@ -571,7 +579,7 @@ public final class Router implements PacketHandler, TransportListener {
         PublishedTrack tr = layer.track;
         if (RtpPacket.payloadType(b, off) != tr.payloadType) { metrics.drop("payload_type"); return; }
         GrantState g = p.grant();
-        if (!(tr.video ? g.mayPublishVideo(now) : g.mayPublishAudio(now))) { metrics.drop("grant_publish"); return; }
+        if (!mayPublish(g, tr, now)) { metrics.drop("grant_publish"); return; }
         int hl = RtpPacket.headerLength(b, off, len);
         int pl = RtpPacket.payloadLength(b, off, len);
         if (hl < 0 || pl < 0) { metrics.drop("rtp_malformed"); return; }
@@ -590,7 +598,7 @@ public final class Router implements PacketHandler, TransportListener {
         PublishedTrack tr = layer.track;
         if (RtpPacket.payloadType(b, off) != tr.rtxPayloadType) { metrics.drop("payload_type"); return; }
         GrantState g = p.grant();
-        if (!(tr.video ? g.mayPublishVideo(now) : g.mayPublishAudio(now))) { metrics.drop("grant_publish"); return; }
+        if (!mayPublish(g, tr, now)) { metrics.drop("grant_publish"); return; }
         int osn = Rtx.originalSequence(b, off, len);
         if (osn < 0) { metrics.drop("rtx_padding"); return; }
         if (layer.ssrc == 0 || !layer.seqInit || RtpPacket.seqDelta(osn, layer.highestSeq) > 0
@@ -833,6 +841,10 @@ public final class Router implements PacketHandler, TransportListener {
                 }
                 continue;
             }
+            if (type == Rtcp.RR || type == Rtcp.SR) {
+                p.rtt.onReportPacket(b, o, blen, now);                 // LSR/DLSR of our sender reports: RTT
+                continue;
+            }
             if (blen < 12) continue;
             if (type == Rtcp.RTPFB && fmt == Rtcp.FMT_TWCC) {
                 if (p.bwe == null) continue;
@@ -864,6 +876,11 @@ public final class Router implements PacketHandler, TransportListener {
         }
     }
 
+    /** The grant allows this track's kind: audio, camera video, or (its own permission) a screen share. */
+    static boolean mayPublish(GrantState g, PublishedTrack t, long now) {
+        return !t.video ? g.mayPublishAudio(now) : t.screen ? g.mayPublishScreen(now) : g.mayPublishVideo(now);
+    }
+
     private static Slot slotBySsrc(Participant p, int ssrc) {
         for (Slot s : p.slots) if (s.ssrc == ssrc) return s;
         return null;
@@ -874,7 +891,7 @@ public final class Router implements PacketHandler, TransportListener {
         if (s.cache == null || s.track == null || s.paused) return;      // paused for bandwidth: no repairs either
         if (!s.subscriber.grant().maySubscribe(now)) { metrics.drop("grant_subscribe"); return; }
         GrantState pg = s.track.owner.grant();
-        if (!(s.track.video ? pg.mayPublishVideo(now) : pg.mayPublishAudio(now))) { metrics.drop("grant_publish"); return; }
+        if (!mayPublish(pg, s.track, now)) { metrics.drop("grant_publish"); return; }
         WebRtcTransport st = s.subscriber.subscribe;
         if (st == null || !st.connected()) return;
         int entries = Math.min(Rtcp.nackEntries(b, o), 32);
@@ -1118,7 +1135,9 @@ public final class Router implements PacketHandler, TransportListener {
                 if (s.packetsSent == 0 || s.track == null) continue;
                 long clock = s.track.clockRate;
                 long rtpNow = (s.lastOutTs + (now - s.lastOutNanos) * clock / 1_000_000_000L) & 0xFFFFFFFFL;
-                int n = Rtcp.writeSenderReport(ctl, 0, s.ssrc, ntpNow(), rtpNow, s.packetsSent, s.octetsSent);
+                long ntp = ntpNow();
+                int n = Rtcp.writeSenderReport(ctl, 0, s.ssrc, ntp, rtpNow, s.packetsSent, s.octetsSent);
+                p.rtt.onSenderReportSent(s.ssrc, ntp, now);
                 n += Rtcp.writeSdesCname(ctl, n, s.ssrc, CNAME);
                 p.subscribe.sendRtcp(ctl, 0, n);
             }

@@ -157,7 +157,9 @@ final class SubscriberAllocation {
         int w = Math.max(1, s.maxWidth), h = Math.max(1, s.maxHeight);
         int[] wanted = sub.wanted.get(t.trackId);
         int maxFps = wanted != null && wanted.length > 2 ? Math.max(0, wanted[2]) : 0;
-        return SubscribedTrack.video(t.trackId, TrackKind.CAMERA, w, h, layers)
+        // kind and pin come from the publisher's declared source and the subscriber's subscribe entries
+        return SubscribedTrack.video(t.trackId, t.screen ? TrackKind.SCREEN : TrackKind.CAMERA, w, h, layers)
+                .withPinned(sub.pinned.contains(t.trackId))
                 .withSpeakerRank(sub.meeting.speakers.rank(t.owner.id))
                 .withMaxFps(maxFps);
     }

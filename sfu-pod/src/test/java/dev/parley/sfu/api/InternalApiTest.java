@@ -108,6 +108,39 @@ class InternalApiTest {
     }
 
     @Test
+    void publishSourcesAreValidatedBeforeAnythingChanges() throws Exception {
+        String t = signer.issue("m5", "p", 1, "sfu-api", "dk", Duration.ofSeconds(20)).token();
+        ObjectNode bad = transport("m5", "p", 1, t);
+        bad.putArray("sources").addObject().put("mid", "0").put("source", "window");
+        HttpResponse<String> r = call("POST", "/internal/v1/transports", bad.toString(), SECRET);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(JSON.readTree(r.body()).path("code").asText()).isEqualTo("bad_request");
+        assertThat(call("GET", "/internal/v1/state", null, SECRET).body()).as("no meeting created").doesNotContain("\"m5\"");
+        // the ticket was not used up by the refused request; the same offer declaring its video a screen share
+        ObjectNode good = transport("m5", "p", 1, t);
+        String videoMid = mid(good.path("sdp_offer").asText(), "video");
+        good.putArray("sources").addObject().put("mid", videoMid).put("source", "screen");
+        r = call("POST", "/internal/v1/transports", good.toString(), SECRET);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode state = JSON.readTree(call("GET", "/internal/v1/state", null, SECRET).body());
+        JsonNode p = null;
+        for (JsonNode m : state.path("meetings")) if (m.path("meeting_id").asText().equals("m5")) p = m.path("participants").get(0);
+        assertThat(p).isNotNull();
+        assertThat(p.path("track_sources").path("p:" + videoMid).asText()).isEqualTo("screen");
+        assertThat(p.path("rtt_ms").asInt()).as("no receiver report yet").isEqualTo(-1);
+    }
+
+    /** The mid of the first m-section of {@code kind} in an SDP. */
+    private static String mid(String sdp, String kind) {
+        boolean in = false;
+        for (String line : sdp.split("\r?\n")) {
+            if (line.startsWith("m=")) in = line.startsWith("m=" + kind);
+            if (in && line.startsWith("a=mid:")) return line.substring(6).trim();
+        }
+        throw new AssertionError("no " + kind + " section");
+    }
+
+    @Test
     void badInputGetsClearErrors() throws Exception {
         assertThat(call("PUT", "/internal/v1/grants", "{not json", SECRET).statusCode()).isEqualTo(400);
         String ttlTooLong = "{\"meeting_id\":\"m3\",\"controller_epoch\":1,\"grants\":[{\"participant_id\":\"a\",\"version\":1,"
