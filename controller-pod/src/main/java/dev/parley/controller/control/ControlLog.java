@@ -3,6 +3,7 @@ package dev.parley.controller.control;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.api.ApiException;
+import dev.parley.controller.db.Pipeline;
 import dev.parley.controller.outbox.Outbox;
 import jakarta.inject.Singleton;
 
@@ -46,14 +47,36 @@ public class ControlLog {
     }
 
     /**
+     * A statement that travels in the same round trip right after the append (the command record): the
+     * server runs it after the append, in the same transaction; {@link #bind} sets its parameters from
+     * {@code first} on.
+     */
+    public interface Rider {
+        String sql();
+
+        void bind(PreparedStatement ps, int first) throws SQLException;
+    }
+
+    public List<ControlEvent> appendAll(Connection c, UUID meetingId, long epoch, List<Entry> entries) throws SQLException {
+        return appendAll(c, meetingId, epoch, entries, null);
+    }
+
+    /**
      * Appends events in order in ONE epoch-fenced statement: {@code control_seq} is advanced once by the
      * number of events and event {@code n} (from 1) gets {@code old control_seq + n}, so a command's events
      * stay gap-free and in the order given. Their outbox rows are inserted by the same statement, in the same
      * order (their {@code position} follows the insert order). Nothing is written unless the fenced update
      * matched.
      */
-    public List<ControlEvent> appendAll(Connection c, UUID meetingId, long epoch, List<Entry> entries) throws SQLException {
+    public List<ControlEvent> appendAll(Connection c, UUID meetingId, long epoch, List<Entry> entries, Rider rider)
+            throws SQLException {
         if (entries.isEmpty()) {
+            if (rider != null) {
+                try (PreparedStatement ps = c.prepareStatement(rider.sql())) {
+                    rider.bind(ps, 1);
+                    ps.execute();
+                }
+            }
             return List.of();
         }
         int n = entries.size();
@@ -81,7 +104,8 @@ public class ControlLog {
             }
         }
         long[] seqs = new long[n];
-        try (PreparedStatement ps = c.prepareStatement(APPEND_ALL)) {
+        try (Pipeline q = rider == null ? Pipeline.prepare(c, APPEND_ALL) : Pipeline.prepare(c, APPEND_ALL, rider.sql())) {
+            PreparedStatement ps = q.params();
             ps.setLong(1, n);
             ps.setObject(2, meetingId);
             ps.setLong(3, epoch);
@@ -98,8 +122,12 @@ public class ControlLog {
             ps.setArray(14, c.createArrayOf("text", types));
             ps.setArray(15, c.createArrayOf("text", payloads));
             ps.setArray(16, c.createArrayOf("uuid", audiences));
+            if (rider != null) {
+                rider.bind(ps, 17);
+            }
+            q.execute();
             Map<UUID, Long> seqById = new HashMap<>();
-            try (ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = q.next()) {
                 while (rs.next()) {
                     seqById.put(rs.getObject(2, UUID.class), rs.getLong(1));
                 }

@@ -207,4 +207,55 @@ class ControlLogIT {
             assertThat(controlSeq(c, m)).isEqualTo(201);
         }
     }
+
+    /** A command record with this key, written as the append's rider (as CommandService does). */
+    private static ControlLog.Rider commandRecord(UUID meeting, UUID principal, String key) {
+        return new ControlLog.Rider() {
+            @Override
+            public String sql() {
+                return "INSERT INTO commands (command_id, meeting_id, principal_id, idempotency_key, request_hash, "
+                        + "command_type, state, media_enforcement, response, controller_epoch) "
+                        + "VALUES (?, ?, ?, ?, 'h', 'admit', 'committed', 'not_required', '{}', ?)";
+            }
+
+            @Override
+            public void bind(PreparedStatement ps, int i) throws SQLException {
+                ps.setObject(i, UUID.randomUUID());
+                ps.setObject(i + 1, meeting);
+                ps.setObject(i + 2, principal);
+                ps.setString(i + 3, key);
+                ps.setLong(i + 4, EPOCH);
+            }
+        };
+    }
+
+    @Test
+    void theRiderIsWrittenWithTheEventsAndItsFailureTakesThemAllBack() throws Exception {
+        UUID principal = UUID.randomUUID();
+        try (Connection c = connect()) {
+            UUID m = meeting(c);
+            c.setAutoCommit(false);
+            assertThat(log.appendAll(c, m, EPOCH, entries(1, 2, null), commandRecord(m, principal, "k1")))
+                    .extracting(ControlEvent::seq).containsExactly(1L, 2L);
+            c.commit();
+            assertThat(column(c, "SELECT idempotency_key FROM commands WHERE meeting_id = ?", m)).containsExactly("k1");
+
+            // the same key again: the command record fails after the events went in, in the same round trip
+            assertThatThrownBy(() -> log.appendAll(c, m, EPOCH, entries(3, 4, null), commandRecord(m, principal, "k1")))
+                    .isInstanceOf(SQLException.class).hasMessageContaining("duplicate key");
+            c.rollback();
+            assertThat(controlSeq(c, m)).isEqualTo(2);
+            assertThat(column(c, "SELECT event_type FROM control_events WHERE meeting_id = ? ORDER BY seq", m))
+                    .containsExactly("e1", "e2");
+            assertThat(column(c, "SELECT idempotency_key FROM outbox_events WHERE meeting_id = ?", m))
+                    .containsExactly("key-2");
+
+            // a stale epoch: neither the events nor the rider are kept
+            assertThatThrownBy(() -> log.appendAll(c, m, EPOCH - 1, entries(3, 1, null), commandRecord(m, principal, "k2")))
+                    .isInstanceOf(ApiException.class);
+            c.rollback();
+            assertThat(column(c, "SELECT idempotency_key FROM commands WHERE meeting_id = ?", m)).containsExactly("k1");
+            assertThat(controlSeq(c, m)).isEqualTo(2);
+        }
+    }
 }
