@@ -18,15 +18,6 @@ public interface CommandRepository extends GenericRepository<CommandRecord, UUID
 
     Optional<CommandRecord> findByMeetingIdAndCommandId(UUID meetingId, UUID commandId);
 
-    /** Inserts a new command (created_at comes from the column default). */
-    @Query("INSERT INTO commands (command_id, meeting_id, principal_id, idempotency_key, request_hash, command_type, "
-            + "participant_id, state, media_enforcement, response, controller_epoch) VALUES (:commandId, :meetingId, "
-            + ":principalId, :idempotencyKey, :requestHash, :commandType, :participantId, 'committed', "
-            + ":mediaEnforcement, CAST(:response AS jsonb), :controllerEpoch)")
-    void insertCommitted(UUID commandId, UUID meetingId, UUID principalId, String idempotencyKey, String requestHash,
-                         String commandType, @io.micronaut.core.annotation.Nullable UUID participantId,
-                         String mediaEnforcement, String response, long controllerEpoch);
-
     /**
      * {@code pending → applied}, only while {@code epoch} still owns the meeting. Zero rows means nothing
      * changed (already applied, or we are no longer the owner) and is never reported as applied.

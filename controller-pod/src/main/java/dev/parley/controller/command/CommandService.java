@@ -174,12 +174,40 @@ public class CommandService {
             webhook.put("type", type);
             x.deferred.add(new ControlLog.Entry("command_committed", cmdEvent, null,
                     new Outbox.Event(Math.max(1, m.version()), "command." + type, commandId.toString(), webhook)));
-            x.flush(log); // this command's events in one round trip
-            repository.insertCommitted(commandId, meetingId, caller.principalId(), key, hash, type, target,
-                    pending ? "pending" : "not_required", answer.toString(), epoch);
+            // this command's events (one statement) and its record, in one round trip
+            x.events.addAll(log.appendAll(c, meetingId, epoch, x.deferred, new CommandInsert(commandId, meetingId,
+                    caller.principalId(), key, hash, type, target, pending ? "pending" : "not_required", answer.toString(),
+                    epoch)));
+            x.deferred.clear();
             return new Committed(commandId, answer, x.events, x.targets, List.copyOf(x.updated.values()), pending,
                     endsMeeting, false);
         });
+    }
+
+    /** The command record (for GET commands/{id} and Idempotency-Key replays), written after its events. */
+    private record CommandInsert(UUID commandId, UUID meetingId, UUID principalId, String key, String hash, String type,
+                                 UUID target, String mediaEnforcement, String response, long epoch)
+            implements ControlLog.Rider {
+        @Override
+        public String sql() {
+            return "INSERT INTO commands (command_id, meeting_id, principal_id, idempotency_key, request_hash, command_type, "
+                    + "participant_id, state, media_enforcement, response, controller_epoch) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, 'committed', ?, ?::jsonb, ?)";
+        }
+
+        @Override
+        public void bind(PreparedStatement ps, int i) throws SQLException {
+            ps.setObject(i, commandId);
+            ps.setObject(i + 1, meetingId);
+            ps.setObject(i + 2, principalId);
+            ps.setString(i + 3, key);
+            ps.setString(i + 4, hash);
+            ps.setString(i + 5, type);
+            ps.setObject(i + 6, target);
+            ps.setString(i + 7, mediaEnforcement);
+            ps.setString(i + 8, response);
+            ps.setLong(i + 9, epoch);
+        }
     }
 
     private record Ctx(Connection c, MeetingRow m, long epoch, ParticipantRow actor, ObjectNode body,

@@ -12,7 +12,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -45,68 +47,138 @@ public class ControlLog {
     }
 
     /**
-     * Appends events in order, each in its own epoch-fenced statement, all sent in ONE round trip
-     * ({@link Pipeline}); the sequence is advanced once per event, in the order given.
+     * A statement that travels in the same round trip right after the append (the command record): the
+     * server runs it after the append, in the same transaction; {@link #bind} sets its parameters from
+     * {@code first} on.
      */
+    public interface Rider {
+        String sql();
+
+        void bind(PreparedStatement ps, int first) throws SQLException;
+    }
+
     public List<ControlEvent> appendAll(Connection c, UUID meetingId, long epoch, List<Entry> entries) throws SQLException {
+        return appendAll(c, meetingId, epoch, entries, null);
+    }
+
+    /**
+     * Appends events in order in ONE epoch-fenced statement: {@code control_seq} is advanced once by the
+     * number of events and event {@code n} (from 1) gets {@code old control_seq + n}, so a command's events
+     * stay gap-free and in the order given. Their outbox rows are inserted by the same statement, in the same
+     * order (their {@code position} follows the insert order). Nothing is written unless the fenced update
+     * matched.
+     */
+    public List<ControlEvent> appendAll(Connection c, UUID meetingId, long epoch, List<Entry> entries, Rider rider)
+            throws SQLException {
         if (entries.isEmpty()) {
+            if (rider != null) {
+                try (PreparedStatement ps = c.prepareStatement(rider.sql())) {
+                    rider.bind(ps, 1);
+                    ps.execute();
+                }
+            }
             return List.of();
         }
-        String[] sql = new String[entries.size()];
-        for (int n = 0; n < sql.length; n++) {
-            sql[n] = appendSql(entries.get(n).outbox() != null);
+        int n = entries.size();
+        UUID[] ids = new UUID[n];
+        String[] types = new String[n];
+        String[] payloads = new String[n];
+        UUID[] audiences = new UUID[n];
+        List<UUID> oIds = new ArrayList<>();
+        List<Long> oVersions = new ArrayList<>();
+        List<String> oTypes = new ArrayList<>();
+        List<String> oKeys = new ArrayList<>();
+        List<String> oPayloads = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            Entry e = entries.get(k);
+            ids[k] = UUID.randomUUID();
+            types[k] = e.type();
+            payloads[k] = e.payload().toString();
+            audiences[k] = e.audience();
+            if (e.outbox() != null) {
+                oIds.add(UUID.randomUUID());
+                oVersions.add(Math.max(1, e.outbox().aggregateVersion()));
+                oTypes.add(e.outbox().type());
+                oKeys.add(e.outbox().idempotencyKey());
+                oPayloads.add(e.outbox().payload().toString());
+            }
         }
-        List<UUID> ids = new ArrayList<>();
-        List<ControlEvent> out = new ArrayList<>();
-        try (Pipeline q = Pipeline.prepare(c, sql)) {
+        long[] seqs = new long[n];
+        try (Pipeline q = rider == null ? Pipeline.prepare(c, APPEND_ALL) : Pipeline.prepare(c, APPEND_ALL, rider.sql())) {
             PreparedStatement ps = q.params();
-            int i = 1;
-            for (Entry e : entries) {
-                UUID id = UUID.randomUUID();
-                ids.add(id);
-                ps.setObject(i, meetingId);
-                ps.setLong(i + 1, epoch);
-                i = e.outbox() == null ? i + 2 : Outbox.bind(ps, i + 2, meetingId, e.outbox());
-                ps.setObject(i, meetingId);
-                ps.setLong(i + 1, epoch);
-                ps.setObject(i + 2, id);
-                ps.setString(i + 3, e.type());
-                ps.setString(i + 4, e.payload().toString());
-                ps.setObject(i + 5, e.audience());
-                i += 6;
+            ps.setLong(1, n);
+            ps.setObject(2, meetingId);
+            ps.setLong(3, epoch);
+            ps.setObject(4, meetingId);
+            ps.setArray(5, c.createArrayOf("uuid", oIds.toArray()));
+            ps.setArray(6, c.createArrayOf("int8", oVersions.toArray()));
+            ps.setArray(7, c.createArrayOf("text", oTypes.toArray()));
+            ps.setArray(8, c.createArrayOf("text", oKeys.toArray()));
+            ps.setArray(9, c.createArrayOf("text", oPayloads.toArray()));
+            ps.setObject(10, meetingId);
+            ps.setLong(11, epoch);
+            ps.setLong(12, n);
+            ps.setArray(13, c.createArrayOf("uuid", ids));
+            ps.setArray(14, c.createArrayOf("text", types));
+            ps.setArray(15, c.createArrayOf("text", payloads));
+            ps.setArray(16, c.createArrayOf("uuid", audiences));
+            if (rider != null) {
+                rider.bind(ps, 17);
             }
             q.execute();
-            for (int n = 0; n < sql.length; n++) {
-                Entry e = entries.get(n);
-                try (ResultSet rs = q.next()) {
-                    if (!rs.next()) {
-                        throw ApiException.unavailable("owner_changed", "controller epoch superseded; retry");
-                    }
-                    out.add(new ControlEvent(meetingId, epoch, rs.getLong(1), ids.get(n), e.type(), e.payload(), e.audience()));
+            Map<UUID, Long> seqById = new HashMap<>();
+            try (ResultSet rs = q.next()) {
+                while (rs.next()) {
+                    seqById.put(rs.getObject(2, UUID.class), rs.getLong(1));
                 }
             }
-        }
-        for (ControlEvent e : out) {
-            if (e.seq() % 200 == 0) {
-                try (PreparedStatement ps = c.prepareStatement(
-                        "DELETE FROM control_events WHERE meeting_id = ? AND (controller_epoch < ? OR seq <= ?)")) {
-                    ps.setObject(1, meetingId);
-                    ps.setLong(2, epoch);
-                    ps.setLong(3, e.seq() - RETENTION);
-                    ps.executeUpdate();
-                }
+            if (seqById.size() != n) {
+                // no rows: the fenced sequence update matched nothing (another owner raised the epoch)
+                throw ApiException.unavailable("owner_changed", "controller epoch superseded; retry");
+            }
+            for (int k = 0; k < n; k++) {
+                seqs[k] = seqById.get(ids[k]);
             }
         }
+        List<ControlEvent> out = new ArrayList<>(n);
+        for (int k = 0; k < n; k++) {
+            Entry e = entries.get(k);
+            out.add(new ControlEvent(meetingId, epoch, seqs[k], ids[k], e.type(), e.payload(), e.audience()));
+        }
+        trim(c, meetingId, epoch, seqs[0], seqs[n - 1]);
         return out;
     }
 
-    private static String appendSql(boolean withOutbox) {
-        return "WITH s AS (UPDATE meetings SET control_seq = control_seq + 1 WHERE meeting_id = ? "
-                + "AND controller_epoch = ? RETURNING control_seq) "
-                + (withOutbox ? ", o AS (" + Outbox.insertFrom("s") + ") " : "")
-                + "INSERT INTO control_events (meeting_id, controller_epoch, seq, event_id, event_type, payload, "
-                + "audience_participant_id) SELECT ?, ?, s.control_seq, ?, ?, ?::jsonb, ? FROM s RETURNING seq";
+    /** Drops events out of retention (and of older epochs) whenever the sequence passes a multiple of 200. */
+    private static void trim(Connection c, UUID meetingId, long epoch, long first, long last) throws SQLException {
+        long mark = last - last % 200;
+        if (mark < first || mark == 0) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(
+                "DELETE FROM control_events WHERE meeting_id = ? AND (controller_epoch < ? OR seq <= ?)")) {
+            ps.setObject(1, meetingId);
+            ps.setLong(2, epoch);
+            ps.setLong(3, mark - RETENTION);
+            ps.executeUpdate();
+        }
     }
+
+    /**
+     * The sequence bump (1: count, 2: meeting, 3: epoch), the outbox rows (4: meeting, 5–9: arrays of event ids,
+     * aggregate versions, types, keys, payloads) and the control events (10: meeting, 11: epoch, 12: count,
+     * 13–16: arrays of event ids, types, payloads, audiences), each array in append order; {@code WITH
+     * ORDINALITY} keeps that order, and event n (from 1) gets the old sequence + n.
+     */
+    private static final String APPEND_ALL = "WITH s AS (UPDATE meetings SET control_seq = control_seq + ? "
+            + "WHERE meeting_id = ? AND controller_epoch = ? RETURNING control_seq), "
+            + "o AS (" + Outbox.INSERT + "SELECT x.id, ?, x.v, x.t, x.k, x.p::jsonb FROM s, "
+            + "unnest(?::uuid[], ?::int8[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS x(id, v, t, k, p, n) "
+            + "ORDER BY x.n" + Outbox.ONCE + ") "
+            + "INSERT INTO control_events (meeting_id, controller_epoch, seq, event_id, event_type, payload, "
+            + "audience_participant_id) SELECT ?, ?, s.control_seq - ? + e.n, e.id, e.t, e.p::jsonb, e.a FROM s, "
+            + "unnest(?::uuid[], ?::text[], ?::text[], ?::uuid[]) WITH ORDINALITY AS e(id, t, p, a, n) "
+            + "ORDER BY e.n RETURNING seq, event_id";
 
     /**
      * Events after {@code after} for a viewer, or null when they can't be replayed exactly (other epoch,

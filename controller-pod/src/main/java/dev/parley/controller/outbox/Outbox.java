@@ -16,10 +16,10 @@ public class Outbox {
     }
 
     /** {@code INSERT INTO outbox_events (...)} head; the caller supplies VALUES or a SELECT of 6 parameters. */
-    static final String INSERT = "INSERT INTO outbox_events (event_id, meeting_id, aggregate_version, event_type, "
+    public static final String INSERT = "INSERT INTO outbox_events (event_id, meeting_id, aggregate_version, event_type, "
             + "idempotency_key, payload) ";
     static final String SIX_PARAMS = "?, ?, ?, ?, ?, ?::jsonb";
-    static final String ONCE = " ON CONFLICT (meeting_id, event_type, idempotency_key) DO NOTHING";
+    public static final String ONCE = " ON CONFLICT (meeting_id, event_type, idempotency_key) DO NOTHING";
 
     /** Adds an event; the same (meeting, type, key) is written once. */
     public void add(Connection c, UUID meetingId, long aggregateVersion, String type, String idempotencyKey,
