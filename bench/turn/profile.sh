@@ -22,8 +22,8 @@ JOPTS="${PARLEY_JAVA_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}"
 SECRET="prof-secret-$RANDOM$RANDOM"; CPORT=35578; PPORT=36578; PEER=35580
 W="$(mktemp -d /tmp/parley-turn-profile.XXXXXX)"
 
-turnserver -n --listening-ip=127.0.0.1 --relay-ip=127.0.0.1 --listening-port=$CPORT --min-port=41000 \
-  --max-port=42999 --use-auth-secret --static-auth-secret="$SECRET" --realm=parley --allow-loopback-peers --no-cli \
+turnserver -n --listening-ip=127.0.0.1 --relay-ip=127.0.0.1 --listening-port=$CPORT --min-port=49152 \
+  --max-port=65535 --use-auth-secret --static-auth-secret="$SECRET" --realm=parley --allow-loopback-peers --no-cli \
   --no-tls --no-dtls --userdb="$W/db" --pidfile="$W/pid" --log-file=stdout --simple-log --no-software-attribute \
   >"$W/coturn.log" 2>&1 & C=$!
 env PARLEY_BIND_ADDRESS=127.0.0.1 PARLEY_TURN_PORT=$PPORT PARLEY_TURN_SECRETS="$SECRET" PARLEY_TURN_REALM=parley \
