@@ -35,6 +35,8 @@ public final class Allocation {
     private boolean closed;
     /** The relay socket sets DF on what it sends (the Allocate carried DONT-FRAGMENT). */
     private boolean dontFragment;
+    /** RFC 6062 TCP allocation: its peer data connections (the relay channel is then a listening TCP socket). */
+    private dev.parley.turn.tcp.TcpRelay tcp;
 
     private final InetAddress[] permPeers = new InetAddress[MAX_PERMISSIONS];
     private final long[] permExpires = new long[MAX_PERMISSIONS];
@@ -70,6 +72,16 @@ public final class Allocation {
 
     void attachRelay(Channel relay) {
         this.relay = relay;
+    }
+
+    /** Makes this a TCP allocation (RFC 6062); before {@code register}. */
+    public void makeTcp(dev.parley.turn.tcp.TcpRelay tcp) {
+        this.tcp = tcp;
+    }
+
+    /** The TCP relay state of a TCP allocation, null for a UDP one. */
+    public dev.parley.turn.tcp.TcpRelay tcp() {
+        return tcp;
     }
 
     public ClientLink client() {

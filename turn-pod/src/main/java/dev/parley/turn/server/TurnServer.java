@@ -87,7 +87,7 @@ public final class TurnServer {
             }
         };
         this.requests = new TurnRequestHandler(config, table, auth, limiter, metrics, clock, relayPath, binder,
-                draining::get);
+                draining::get, new TcpAllocations(transport, relayPath, metrics, clock, config.tcpBindTimeout()));
         metrics.gauges(table::size, table::permissionCount, table::channelCount, () -> draining.get() ? 1 : 0);
     }
 
