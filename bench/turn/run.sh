@@ -5,8 +5,11 @@
 # Reports per server and level: relayed packets/s, server CPU seconds per million relayed packets (utime+stime from
 # /proc/<pid>/stat, all threads), loss and average RTT as measured by uclient, and the Parley/coturn ratio.
 #
+# Each level is measured REPEATS (5) times with the servers alternating (coturn, parley, coturn, parley, ...); the
+# verdict per level is the median of the per-round ratios, printed with their min and max.
+#
 # Usage: bench/turn/run.sh [levels...]        (levels are per-session packet intervals in ms; default "20 10 5 2")
-# Env:   PROCS (uclient processes, default 4), SESSIONS (sessions per process, default 10), SECONDS_PER_LEVEL (5),
+# Env:   REPEATS (rounds per level, default 5), JAR (the Parley jar, default turn-pod/target/turn-pod.jar), PROCS (uclient processes, default 4), SESSIONS (sessions per process, default 10), SECONDS_PER_LEVEL (5),
 #        MSG_BYTES (160), PARLEY_LOOPS (Parley event loops; unset: the pod's default), WARMUP_ROUNDS (4),
 #        WARMUP_SESSIONS (sessions per uclient in warm-up rounds, default 6x SESSIONS),
 #        PARLEY_JAVA_OPTS (JVM flags; default those of turn-pod/Dockerfile), KEEP=1 keeps the work directory (uclient
@@ -17,7 +20,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-JAR="$ROOT/turn-pod/target/turn-pod.jar"
+JAR="${JAR:-$ROOT/turn-pod/target/turn-pod.jar}"   # JAR=: a copy, so rebuilding during a run is safe
 JAVA="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
 if [[ $# -gt 0 ]]; then LEVELS=("$@"); else LEVELS=(20 10 5 2); fi
 PROCS="${PROCS:-4}"
