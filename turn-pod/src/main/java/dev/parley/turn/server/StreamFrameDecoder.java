@@ -30,6 +30,11 @@ public final class StreamFrameDecoder extends ByteToMessageDecoder {
         paused = false;
     }
 
+    /** True if {@code frame} (at its reader index) has the message type of a ConnectionBind request. */
+    static boolean isConnectionBind(ByteBuf frame) {
+        return frame.readableBytes() >= 2 && frame.getUnsignedShort(frame.readerIndex()) == CONNECTION_BIND_REQUEST;
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         while (!paused && in.readableBytes() >= 4) {

@@ -660,41 +660,30 @@ public final class TurnRequestHandler {
      * (against the bind timeout and a second ConnectionBind).
      */
     private void connectionBind(ClientLink link, StunMessage m, Context ctx) throws StunParseException {
-        boolean bound = false;
-        try {
-            TurnAuthenticator.Result a = authenticate(link, m, ctx);
-            if (a == null) {
-                return;
-            }
-            if (!(link instanceof StreamClientLink data) || data.allocation != null) {
-                error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: ConnectionBind needs a new TCP connection", a.key(), -1);
-                return;
-            }
-            int attr = m.find(TurnTcp.CONNECTION_ID);
-            PeerConnection pc = attr >= 0 && m.valueLength(attr) == 4
-                    ? tcp.registry().peek(m.buffer().getInt(m.valueOffset(attr))) : null;
-            if (pc == null) {
-                error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: unknown CONNECTION-ID", a.key(), -1);
-                return;
-            }
-            if (!pc.allocation().username().equals(a.username())) {
-                metrics.authFailure(TurnMetrics.AuthFailure.WRONG_CREDENTIALS);
-                error(link, m, ctx, StunErrorCode.WRONG_CREDENTIALS, a.key(), -1);
-                return;
-            }
-            if (!tcp.registry().claim(pc.id(), pc)) {
-                error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: unknown CONNECTION-ID", a.key(), -1);
-                return;
-            }
-            bound = true;
-            tcp.bind(data, pc, m.transactionId(), a.key());
-        } finally {
-            if (!bound && link instanceof StreamClientLink data) {
-                StreamFrameDecoder d = data.channel().pipeline().get(StreamFrameDecoder.class);
-                if (d != null) {
-                    d.resume(); // still a STUN connection: decode what follows
-                }
-            }
+        TurnAuthenticator.Result a = authenticate(link, m, ctx);
+        if (a == null) {
+            return;
         }
+        if (!(link instanceof StreamClientLink data) || data.allocation != null) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: ConnectionBind needs a new TCP connection", a.key(), -1);
+            return;
+        }
+        int attr = m.find(TurnTcp.CONNECTION_ID);
+        PeerConnection pc = attr >= 0 && m.valueLength(attr) == 4
+                ? tcp.registry().peek(m.buffer().getInt(m.valueOffset(attr))) : null;
+        if (pc == null) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: unknown CONNECTION-ID", a.key(), -1);
+            return;
+        }
+        if (!pc.allocation().username().equals(a.username())) {
+            metrics.authFailure(TurnMetrics.AuthFailure.WRONG_CREDENTIALS);
+            error(link, m, ctx, StunErrorCode.WRONG_CREDENTIALS, a.key(), -1);
+            return;
+        }
+        if (!tcp.registry().claim(pc.id(), pc)) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: unknown CONNECTION-ID", a.key(), -1);
+            return;
+        }
+        tcp.bind(data, pc, m.transactionId(), a.key());
     }
 }
