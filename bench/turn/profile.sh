@@ -8,9 +8,10 @@
 #   bench/turn/profile.sh setup             6 rounds of 40 sessions that send 2 packets each: CPU per 40 allocations
 #                                           (all threads, ns precision from /proc/<pid>/task/*/schedstat) and
 #                                           Parley's per-thread split (event loop, C1, C2, GC)
-#   bench/turn/profile.sh idle  SECONDS     CPU of each server while nothing is offered, 3 times
+#   bench/turn/profile.sh idle  SECONDS     CPU and wake-ups of each server while nothing is offered (Parley's per
+#                                           thread), 3 times
 #
-# Env: JAR (default turn-pod/target/turn-pod.jar), PARLEY_JAVA_OPTS (default as run.sh), PARLEY_LOOPS,
+# Env: JAR (default turn-pod/target/turn-pod.jar), PARLEY_JAVA_OPTS (default: turn-pod/Dockerfile's, as run.sh), PARLEY_LOOPS,
 #      JFR=1 (setup: records Parley's JIT compilations of any length; prints the longest, with their total per tier).
 set -euo pipefail
 
@@ -18,12 +19,13 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 MODE=${1:?usage: profile.sh stat Z SECONDS | setup | idle SECONDS}
 JAVA_BIN="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin"
 JAR="${JAR:-$ROOT/turn-pod/target/turn-pod.jar}"
-JOPTS="${PARLEY_JAVA_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}"
+# the deployed JVM flags (turn-pod/Dockerfile's ENTRYPOINT), as run.sh
+JOPTS="${PARLEY_JAVA_OPTS:-$(grep '^ENTRYPOINT' "$ROOT/turn-pod/Dockerfile" | sed -E 's/.*"java",(.*)"-jar".*/\1/; s/[",]/ /g' | xargs)}"
 SECRET="prof-secret-$RANDOM$RANDOM"; CPORT=35578; PPORT=36578; PEER=35580
 W="$(mktemp -d /tmp/parley-turn-profile.XXXXXX)"
 
-turnserver -n --listening-ip=127.0.0.1 --relay-ip=127.0.0.1 --listening-port=$CPORT --min-port=41000 \
-  --max-port=42999 --use-auth-secret --static-auth-secret="$SECRET" --realm=parley --allow-loopback-peers --no-cli \
+turnserver -n --listening-ip=127.0.0.1 --relay-ip=127.0.0.1 --listening-port=$CPORT --min-port=49152 \
+  --max-port=65535 --use-auth-secret --static-auth-secret="$SECRET" --realm=parley --allow-loopback-peers --no-cli \
   --no-tls --no-dtls --userdb="$W/db" --pidfile="$W/pid" --log-file=stdout --simple-log --no-software-attribute \
   >"$W/coturn.log" 2>&1 & C=$!
 env PARLEY_BIND_ADDRESS=127.0.0.1 PARLEY_TURN_PORT=$PPORT PARLEY_TURN_SECRETS="$SECRET" PARLEY_TURN_REALM=parley \
@@ -53,9 +55,13 @@ for _ in 1 2 3; do load $CPORT 10 400 30 & a=$!; load $PPORT 10 400 30 & b=$!; w
 
 case $MODE in
   idle)
+    # CPU and wake-ups (schedstat: ns on CPU, times scheduled in) of each process, and Parley's per thread
+    runs() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $3} END {printf "%d", s}'; }
+    tsnap() { for t in /proc/"$P"/task/*; do echo "$(tr ' ' _ < "$t/comm")@${t##*/} $(cut -d' ' -f1,3 "$t/schedstat")"; done | sort; }
     for _ in 1 2 3; do
-      a=$(cpu_ms $C); b=$(cpu_ms $P); sleep "${2:?seconds}"
-      echo "idle ${2}s: coturn $(( $(cpu_ms $C) - a )) ms, parley $(( $(cpu_ms $P) - b )) ms"
+      a=$(cpu_ms $C); b=$(cpu_ms $P); ra=$(runs $C); rb=$(runs $P); tsnap >"$W/i0"; sleep "${2:?seconds}"; tsnap >"$W/i1"
+      echo "idle ${2}s: coturn $(( $(cpu_ms $C) - a )) ms / $(( $(runs $C) - ra )) wake-ups, parley $(( $(cpu_ms $P) - b )) ms / $(( $(runs $P) - rb )) wake-ups"
+      join "$W/i0" "$W/i1" | awk '$5 > $3 { printf "    parley %-32s %6.2f ms %4d wake-ups\n", $1, ($4 - $2) / 1e6, $5 - $3 }'
     done ;;
   setup)
     if [[ "${JFR:-0}" == 1 ]]; then

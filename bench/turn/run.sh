@@ -5,8 +5,11 @@
 # Reports per server and level: relayed packets/s, server CPU seconds per million relayed packets (utime+stime from
 # /proc/<pid>/stat, all threads), loss and average RTT as measured by uclient, and the Parley/coturn ratio.
 #
+# Each level is measured REPEATS (5) times with the servers alternating (coturn, parley, coturn, parley, ...); the
+# verdict per level is the median of the per-round ratios, printed with their min and max.
+#
 # Usage: bench/turn/run.sh [levels...]        (levels are per-session packet intervals in ms; default "20 10 5 2")
-# Env:   PROCS (uclient processes, default 4), SESSIONS (sessions per process, default 10), SECONDS_PER_LEVEL (5),
+# Env:   REPEATS (rounds per level, default 5), JAR (the Parley jar, default turn-pod/target/turn-pod.jar), PROCS (uclient processes, default 4), SESSIONS (sessions per process, default 10), SECONDS_PER_LEVEL (5),
 #        MSG_BYTES (160), PARLEY_LOOPS (Parley event loops; unset: the pod's default), WARMUP_ROUNDS (4),
 #        WARMUP_SESSIONS (sessions per uclient in warm-up rounds, default 6x SESSIONS),
 #        PARLEY_JAVA_OPTS (JVM flags; default those of turn-pod/Dockerfile), KEEP=1 keeps the work directory (uclient
@@ -17,7 +20,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-JAR="$ROOT/turn-pod/target/turn-pod.jar"
+JAR="${JAR:-$ROOT/turn-pod/target/turn-pod.jar}"   # JAR=: a copy, so rebuilding during a run is safe
 JAVA="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
 if [[ $# -gt 0 ]]; then LEVELS=("$@"); else LEVELS=(20 10 5 2); fi
 PROCS="${PROCS:-4}"
@@ -25,7 +28,10 @@ SESSIONS="${SESSIONS:-10}"
 SECONDS_PER_LEVEL="${SECONDS_PER_LEVEL:-5}"
 MSG_BYTES="${MSG_BYTES:-160}"
 PARLEY_LOOPS="${PARLEY_LOOPS:-}"
-PARLEY_JAVA_OPTS="${PARLEY_JAVA_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC}"
+# The JVM flags of the deployed image: those of turn-pod/Dockerfile's ENTRYPOINT (between "java" and "-jar")
+DEPLOYED_JAVA_OPTS="$(grep '^ENTRYPOINT' "$ROOT/turn-pod/Dockerfile" | sed -E 's/.*"java",(.*)"-jar".*/\1/; s/[",]/ /g' | xargs)"
+PARLEY_JAVA_OPTS="${PARLEY_JAVA_OPTS:-$DEPLOYED_JAVA_OPTS}"
+REPEATS="${REPEATS:-5}"
 SECRET="bench-secret-$RANDOM$RANDOM"
 HZ="$(getconf CLK_TCK)"
 
@@ -52,7 +58,7 @@ cleanup() {
 trap cleanup EXIT
 
 turnserver -n --listening-ip=127.0.0.1 --relay-ip=127.0.0.1 --listening-port=$COTURN_PORT \
-  --min-port=41000 --max-port=42999 --use-auth-secret --static-auth-secret="$SECRET" --realm=parley \
+  --min-port=49152 --max-port=65535 --use-auth-secret --static-auth-secret="$SECRET" --realm=parley \
   --allow-loopback-peers --no-cli --no-tls --no-dtls --userdb="$WORK/turndb" --pidfile="$WORK/turnserver.pid" \
   --log-file=stdout --simple-log --no-software-attribute >"$WORK/coturn.log" 2>&1 &
 COTURN_PID=$!; PIDS+=("$COTURN_PID")
@@ -65,11 +71,11 @@ start_parley() {
     PARLEY_TURN_MAX_BPS_PER_ALLOCATION=1000000000 \
     "$JAVA" ${6:-$PARLEY_JAVA_OPTS} -jar "$1" >"$5" 2>&1 &
 }
-start_parley "$JAR" $PARLEY_PORT $PARLEY_INTERNAL 43000-44999 "$WORK/parley.log"
+start_parley "$JAR" $PARLEY_PORT $PARLEY_INTERNAL 40000-44999 "$WORK/parley.log"
 PARLEY_PID=$!; PIDS+=("$PARLEY_PID")
 SERVERS=(coturn parley)
 if [[ -n "$BASELINE_JAR" ]]; then
-  start_parley "$BASELINE_JAR" $BASE_PORT $BASE_INTERNAL 45000-46999 "$WORK/base.log" "${BASELINE_JAVA_OPTS:-$PARLEY_JAVA_OPTS}"
+  start_parley "$BASELINE_JAR" $BASE_PORT $BASE_INTERNAL 45000-48999 "$WORK/base.log" "${BASELINE_JAVA_OPTS:-$PARLEY_JAVA_OPTS}"
   BASE_PID=$!; PIDS+=("$BASE_PID")
   SERVERS=(coturn base parley)
 fi
@@ -143,25 +149,40 @@ for _ in $(seq 1 "$WARMUP_ROUNDS"); do
 done
 
 RESULTS="$WORK/results.txt"
-printf "%-9s %-7s %10s %12s %14s %8s %8s\n" level server offered_pps relayed_pps cpu_s_per_M loss_% rtt_ms | tee "$RESULTS"
+# Each level is measured REPEATS times, the servers alternating (coturn, parley, coturn, parley, ... or coturn, base,
+# parley, ...), so drift in the machine's load falls on both; the verdict is the median of the per-round ratios.
+echo "measuring: ${REPEATS} rounds per level, servers alternating: ${SERVERS[*]}"
+printf "%-9s %5s %-7s %10s %12s %14s %8s %8s\n" level round server offered_pps relayed_pps cpu_s_per_M loss_% rtt_ms | tee "$RESULTS"
 for z in "${LEVELS[@]}"; do
-  for srv in "${SERVERS[@]}"; do
-    r=$(server_level "$srv" "$z")
-    read -r pps cpu loss rtt offered sent recvd <<< "$r"
-    printf "%-9s %-7s %10s %12s %14s %8s %8s\n" "z=${z}ms" "$srv" "$offered" "$pps" "$cpu" "$loss" "$rtt" | tee -a "$RESULTS"
+  for round in $(seq 1 "$REPEATS"); do
+    for srv in "${SERVERS[@]}"; do
+      r=$(server_level "$srv" "$z")
+      read -r pps cpu loss rtt offered sent recvd <<< "$r"
+      printf "%-9s %5s %-7s %10s %12s %14s %8s %8s\n" "z=${z}ms" "$round" "$srv" "$offered" "$pps" "$cpu" "$loss" "$rtt" | tee -a "$RESULTS"
+    done
   done
 done
 
 echo
-echo "Parley/coturn ratios per level (packets per CPU-second: >1 means Parley is cheaper; loss and RTT: lower is better)"
+echo "Parley/coturn per level: coturn cpu_s_per_M / Parley cpu_s_per_M in each round (>1: Parley relays more packets"
+echo "per CPU-second); median, min and max over the ${REPEATS} rounds; loss = worst round"
 awk '
-  { key=$1; if ($2=="coturn") { c[key]=$5; cl[key]=$6; cr[key]=$7; order[++n]=key } else if ($2=="parley") { p[key]=$5; pl[key]=$6; pr[key]=$7 }
-    else if ($2=="base") { b[key]=$5; hasb=1 } }
-  END { printf "%-9s %22s %12s %12s %12s %12s", "level", "pkts_per_cpu_s_ratio", "coturn_loss", "parley_loss", "coturn_rtt", "parley_rtt";
-        if (hasb) printf " %16s", "base_ratio"; printf "\n";
-        for (i=1;i<=n;i++) { k=order[i]; printf "%-9s %22.2f %12s %12s %12s %12s", k, (p[k]>0 ? c[k]/p[k] : 0), cl[k], pl[k], cr[k], pr[k];
-                             if (hasb) printf " %16.2f", (b[k]>0 ? c[k]/b[k] : 0); printf "\n" } }
+  { key=$1; rd=$2; v[key, rd, $3]=$6; if ($7 > worst[key, $3]) worst[key, $3]=$7; if (!(key in seen)) { seen[key]=1; order[++n]=key }
+    if (rd > R) R = rd; if ($3 == "base") hasb = 1 }
+  function stats(key, srv,   i, m, a, t, j, k) {
+    m = 0
+    for (i = 1; i <= R; i++) if (v[key, i, srv] > 0) a[++m] = v[key, i, "coturn"] / v[key, i, srv]
+    for (j = 2; j <= m; j++) { t = a[j]; for (k = j - 1; k >= 1 && a[k] > t; k--) a[k + 1] = a[k]; a[k + 1] = t }
+    if (m == 0) return "-"
+    return sprintf("%.2f [%.2f-%.2f]", (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2), a[1], a[m])
+  }
+  END { printf "%-9s %24s %12s %12s", "level", "ratio median [min-max]", "coturn_loss%", "parley_loss%"
+        if (hasb) printf " %24s %10s", "base ratio", "base_loss%"; printf "\n"
+        for (i = 1; i <= n; i++) { k = order[i]
+          printf "%-9s %24s %12.3f %12.3f", k, stats(k, "parley"), worst[k, "coturn"], worst[k, "parley"]
+          if (hasb) printf " %24s %10.3f", stats(k, "base"), worst[k, "base"]; printf "\n" } }
 ' <(tail -n +2 "$RESULTS")
-[[ -z "$BASELINE_JAR" ]] || echo "base_ratio: the same ratio for BASELINE_JAR ($BASELINE_JAR), measured in this run"
+[[ -z "$BASELINE_JAR" ]] || echo "base: BASELINE_JAR ($BASELINE_JAR) with ${BASELINE_JAVA_OPTS:-the same JVM flags}, measured in this run"
 echo
+echo "parley JVM flags: $PARLEY_JAVA_OPTS"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); coturn $(turnserver --version 2>&1 | head -1); $("$JAVA" -version 2>&1 | head -1)"

@@ -35,10 +35,15 @@ public final class Allocation {
     private boolean closed;
     /** The relay socket sets DF on what it sends (the Allocate carried DONT-FRAGMENT). */
     private boolean dontFragment;
+    /** RFC 6062 TCP allocation: its peer data connections (the relay channel is then a listening TCP socket). */
+    private dev.parley.turn.tcp.TcpRelay tcp;
 
     private final InetAddress[] permPeers = new InetAddress[MAX_PERMISSIONS];
     private final long[] permExpires = new long[MAX_PERMISSIONS];
     private int permCount;
+
+    /** No permission or channel expires before this: the per-second sweep skips the allocation until then. */
+    private long nextExpiryMillis = Long.MAX_VALUE;
 
     private final int[] chanNumbers = new int[MAX_CHANNELS];
     private final InetSocketAddress[] chanPeers = new InetSocketAddress[MAX_CHANNELS];
@@ -70,6 +75,16 @@ public final class Allocation {
 
     void attachRelay(Channel relay) {
         this.relay = relay;
+    }
+
+    /** Makes this a TCP allocation (RFC 6062); before {@code register}. */
+    public void makeTcp(dev.parley.turn.tcp.TcpRelay tcp) {
+        this.tcp = tcp;
+    }
+
+    /** The TCP relay state of a TCP allocation, null for a UDP one. */
+    public dev.parley.turn.tcp.TcpRelay tcp() {
+        return tcp;
     }
 
     public ClientLink client() {
@@ -173,6 +188,7 @@ public final class Allocation {
         permExpires[permCount] = expiresAt;
         permCount++;
         permissionGauge.incrementAndGet();
+        nextExpiryMillis = Math.min(nextExpiryMillis, expiresAt);
         return true;
     }
 
@@ -238,6 +254,7 @@ public final class Allocation {
         chanExpires[chanCount] = expiresAt;
         chanCount++;
         channelGauge.incrementAndGet();
+        nextExpiryMillis = Math.min(nextExpiryMillis, expiresAt);
         return true;
     }
 
@@ -250,15 +267,24 @@ public final class Allocation {
      * keep the simpler rule of freeing it at expiry (a client re-binding gets a fresh binding).
      */
     void sweep(long nowMillis) {
+        // Nothing can have expired yet (refreshes only move expiries later): a relay holding thousands of allocations
+        // then pays one comparison per allocation per second, not a pass over its tables.
+        if (nowMillis < nextExpiryMillis) {
+            return;
+        }
+        long next = Long.MAX_VALUE;
         int w = 0;
         for (int i = 0; i < permCount; i++) {
             if (permExpires[i] > nowMillis) {
                 permPeers[w] = permPeers[i];
                 permExpires[w] = permExpires[i];
+                next = Math.min(next, permExpires[i]);
                 w++;
             }
         }
-        permissionGauge.addAndGet(w - permCount);
+        if (w != permCount) {
+            permissionGauge.addAndGet(w - permCount);
+        }
         for (int i = w; i < permCount; i++) {
             permPeers[i] = null;
         }
@@ -269,14 +295,18 @@ public final class Allocation {
                 chanNumbers[w] = chanNumbers[i];
                 chanPeers[w] = chanPeers[i];
                 chanExpires[w] = chanExpires[i];
+                next = Math.min(next, chanExpires[i]);
                 w++;
             }
         }
-        channelGauge.addAndGet(w - chanCount);
+        if (w != chanCount) {
+            channelGauge.addAndGet(w - chanCount);
+        }
         for (int i = w; i < chanCount; i++) {
             chanPeers[i] = null;
         }
         chanCount = w;
+        nextExpiryMillis = next;
     }
 
     // ---- bandwidth (token bucket in bytes, one second of burst) ----

@@ -89,6 +89,9 @@ public final class AllocationTable {
             }
             unreserve(a.participant());
         }
+        if (a.tcp() != null) {
+            a.tcp().closeAll();
+        }
         if (a.relay() != null) {
             a.relay().close();
         }

@@ -42,7 +42,8 @@ public record TurnConfig(
         int eventLoops,
         Duration drainGrace,
         Duration nonceTtl,
-        int unauthenticatedPerSecond) {
+        int unauthenticatedPerSecond,
+        Duration tcpBindTimeout) {
 
     public static final int DEFAULT_LIFETIME = 600;
     public static final int MAX_LIFETIME = 3600;
@@ -104,7 +105,9 @@ public record TurnConfig(
                 intEnv(env, "PARLEY_TURN_EVENT_LOOPS", defaultEventLoops(Runtime.getRuntime().availableProcessors())),
                 Duration.ofSeconds(intEnv(env, "PARLEY_TURN_DRAIN_GRACE_SECONDS", 3600)),
                 Duration.ofSeconds(intEnv(env, "PARLEY_TURN_NONCE_TTL_SECONDS", 600)),
-                intEnv(env, "PARLEY_TURN_UNAUTH_PER_SECOND", 1000));
+                intEnv(env, "PARLEY_TURN_UNAUTH_PER_SECOND", 1000),
+                // RFC 6062 §5.2/§5.3: a peer data connection without a ConnectionBind is closed after 30 s
+                Duration.ofSeconds(Math.max(1, intEnv(env, "PARLEY_TURN_TCP_BIND_TIMEOUT_SECONDS", 30))));
     }
 
     /**

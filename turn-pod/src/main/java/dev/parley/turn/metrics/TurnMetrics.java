@@ -17,7 +17,7 @@ import java.util.function.LongSupplier;
 public final class TurnMetrics {
     public enum AuthFailure { MISSING_INTEGRITY, BAD_REQUEST, STALE_NONCE, EXPIRED, BAD_INTEGRITY, WRONG_CREDENTIALS, MALFORMED_USERNAME, WRONG_REALM }
 
-    public enum PeerPath { CREATE_PERMISSION, CHANNEL_BIND, SEND, INBOUND }
+    public enum PeerPath { CREATE_PERMISSION, CHANNEL_BIND, SEND, INBOUND, CONNECT, INBOUND_TCP }
 
     public enum Quota { PER_USER, TOTAL, PORTS, BANDWIDTH }
 
@@ -50,6 +50,12 @@ public final class TurnMetrics {
     public final LongAdder dontFragmentDropped = new LongAdder();
     public final LongAdder droppedNoPermission = new LongAdder();
     public final LongAdder drainRefusals = new LongAdder();
+    /** RFC 6062: peer data connections made (Connect) or accepted (inbound, permitted) on TCP allocations. */
+    public final LongAdder tcpPeerConnections = new LongAdder();
+    /** RFC 6062: Connect attempts that failed or timed out (447). */
+    public final LongAdder tcpConnectFailures = new LongAdder();
+    /** RFC 6062: peer data connections closed because no ConnectionBind came in time. */
+    public final LongAdder tcpBindTimeouts = new LongAdder();
     private final Map<AuthFailure, LongAdder> authFailures = new EnumMap<>(AuthFailure.class);
     private final Map<PeerPath, LongAdder> deniedPeers = new EnumMap<>(PeerPath.class);
     private final Map<Quota, LongAdder> quotaRefusals = new EnumMap<>(Quota.class);
@@ -121,6 +127,12 @@ public final class TurnMetrics {
         counter(b, "parley_turn_allocations_created_total", "Allocations created", allocationsCreated.sum());
         counter(b, "parley_turn_allocations_expired_total", "Allocations that expired", allocationsExpired.sum());
         counter(b, "parley_turn_channel_binds_total", "Successful ChannelBind requests", channelBinds.sum());
+        counter(b, "parley_turn_tcp_peer_connections_total", "RFC 6062 peer data connections made or accepted",
+                tcpPeerConnections.sum());
+        counter(b, "parley_turn_tcp_connect_failures_total", "RFC 6062 Connect attempts that failed (447)",
+                tcpConnectFailures.sum());
+        counter(b, "parley_turn_tcp_bind_timeouts_total", "RFC 6062 peer connections closed for want of a ConnectionBind",
+                tcpBindTimeouts.sum());
         counter(b, "parley_turn_data_indications_total", "Peer packets sent to clients as Data indications (no channel)", dataIndications.sum());
         b.append("# HELP parley_turn_relayed_packets_total Relayed packets\n# TYPE parley_turn_relayed_packets_total counter\n");
         b.append("parley_turn_relayed_packets_total{direction=\"client_to_peer\"} ").append(packetsClientToPeer.sum()).append('\n');

@@ -59,6 +59,10 @@ final class StreamClientLink implements ClientLink {
         return true;
     }
 
+    Channel channel() {
+        return connection;
+    }
+
     boolean open() {
         return connection.isActive();
     }

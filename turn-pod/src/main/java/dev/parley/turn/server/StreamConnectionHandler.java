@@ -51,6 +51,10 @@ final class StreamConnectionHandler extends ChannelInboundHandlerAdapter {
                 if (relay != null) {
                     FlushBatcher.current().flushLater(relay);
                 }
+                if (StreamFrameDecoder.isConnectionBind(frame) && !ctx.isRemoved()) {
+                    // the ConnectionBind did not turn this into a data connection (refused, junk): decode on
+                    ctx.pipeline().get(StreamFrameDecoder.class).resume();
+                }
             } else {
                 metrics.malformedPackets.increment();
             }

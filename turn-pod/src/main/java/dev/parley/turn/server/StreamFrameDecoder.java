@@ -17,10 +17,27 @@ import java.util.List;
 public final class StreamFrameDecoder extends ByteToMessageDecoder {
     /** Raised (as a user event) before closing a connection that sent bytes that are neither STUN nor ChannelData. */
     public static final Object GARBAGE = new Object();
+    /** STUN message type of a ConnectionBind request (RFC 6062): what follows it may be raw relayed bytes. */
+    private static final int CONNECTION_BIND_REQUEST = 0x000B;
+    private boolean paused;
+
+    /**
+     * Decodes again after a ConnectionBind that failed. After a ConnectionBind request the decoder stops, so that
+     * bytes the client sends after it stay undecoded: if the bind succeeds the decoder is removed and hands them on
+     * as they are (the connection is then a plain byte pipe to the peer).
+     */
+    public void resume() {
+        paused = false;
+    }
+
+    /** True if {@code frame} (at its reader index) has the message type of a ConnectionBind request. */
+    static boolean isConnectionBind(ByteBuf frame) {
+        return frame.readableBytes() >= 2 && frame.getUnsignedShort(frame.readerIndex()) == CONNECTION_BIND_REQUEST;
+    }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        while (in.readableBytes() >= 4) {
+        while (!paused && in.readableBytes() >= 4) {
             int r = in.readerIndex();
             int first = in.getUnsignedShort(r);
             int len = in.getUnsignedShort(r + 2);
@@ -43,6 +60,9 @@ public final class StreamFrameDecoder extends ByteToMessageDecoder {
             }
             out.add(in.retainedSlice(r, frame));
             in.skipBytes(consumed);
+            if (first == CONNECTION_BIND_REQUEST) {
+                paused = true;
+            }
         }
     }
 }

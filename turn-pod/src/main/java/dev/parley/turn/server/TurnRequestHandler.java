@@ -9,6 +9,7 @@ import dev.parley.media.stun.StunMessageType;
 import dev.parley.media.stun.StunMessageWriter;
 import dev.parley.media.stun.StunMethod;
 import dev.parley.media.stun.StunParseException;
+import dev.parley.media.stun.TurnTcp;
 import dev.parley.turn.allocation.Allocation;
 import dev.parley.turn.allocation.AllocationTable;
 import dev.parley.turn.auth.TurnAuthenticator;
@@ -16,6 +17,7 @@ import dev.parley.turn.auth.UnauthenticatedLimiter;
 import dev.parley.turn.config.TurnConfig;
 import dev.parley.turn.metrics.TurnMetrics;
 import dev.parley.turn.metrics.TurnMetrics.PeerPath;
+import dev.parley.turn.tcp.PeerConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import org.slf4j.Logger;
@@ -24,6 +26,7 @@ import org.slf4j.LoggerFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -53,10 +56,12 @@ public final class TurnRequestHandler {
     private final RelayPath relayPath;
     private final RelayBinder binder;
     private final BooleanSupplier draining;
+    private final TcpAllocations tcp;
 
-    public TurnRequestHandler(TurnConfig config, AllocationTable table, TurnAuthenticator auth,
-                              UnauthenticatedLimiter limiter, TurnMetrics metrics, LongSupplier clock,
-                              RelayPath relayPath, RelayBinder binder, BooleanSupplier draining) {
+    TurnRequestHandler(TurnConfig config, AllocationTable table, TurnAuthenticator auth,
+                       UnauthenticatedLimiter limiter, TurnMetrics metrics, LongSupplier clock,
+                       RelayPath relayPath, RelayBinder binder, BooleanSupplier draining, TcpAllocations tcp) {
+        this.tcp = tcp;
         this.config = config;
         this.table = table;
         this.auth = auth;
@@ -122,6 +127,8 @@ public final class TurnRequestHandler {
                 case StunMethod.REFRESH -> refresh(link, m, ctx);
                 case StunMethod.CREATE_PERMISSION -> createPermission(link, m, ctx);
                 case StunMethod.CHANNEL_BIND -> channelBind(link, m, ctx);
+                case TurnTcp.CONNECT -> connect(link, m, ctx);
+                case TurnTcp.CONNECTION_BIND -> connectionBind(link, m, ctx);
                 default -> error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: unknown method", null, -1);
             }
         } catch (StunParseException e) {
@@ -140,7 +147,7 @@ public final class TurnRequestHandler {
                  StunAttribute.DATA, StunAttribute.REQUESTED_TRANSPORT, StunAttribute.REQUESTED_ADDRESS_FAMILY,
                  StunAttribute.EVEN_PORT, StunAttribute.CHANNEL_NUMBER, StunAttribute.RESERVATION_TOKEN,
                  StunAttribute.ERROR_CODE, StunAttribute.PRIORITY, StunAttribute.USE_CANDIDATE,
-                 StunAttribute.XOR_MAPPED_ADDRESS -> true;
+                 StunAttribute.XOR_MAPPED_ADDRESS, TurnTcp.CONNECTION_ID -> true;
             default -> false; // incl. DONT-FRAGMENT where the transport cannot set DF (NIO): 420, as RFC 8656 §7.2 asks
         };
     }
@@ -255,8 +262,15 @@ public final class TurnRequestHandler {
             error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: REQUESTED-TRANSPORT missing", a.key(), -1);
             return;
         }
-        if (transport != UDP) {
+        boolean tcpRelay = transport == TurnTcp.PROTOCOL_TCP && tcp.supported();
+        if (transport != UDP && !tcpRelay) {
             error(link, m, ctx, StunErrorCode.UNSUPPORTED_TRANSPORT_PROTOCOL, a.key(), -1);
+            return;
+        }
+        if (tcpRelay && (!link.stream() || m.find(StunAttribute.EVEN_PORT) >= 0
+                || m.find(StunAttribute.RESERVATION_TOKEN) >= 0 || m.find(StunAttribute.DONT_FRAGMENT) >= 0)) {
+            // RFC 6062 §5.1: a TCP allocation needs a TCP/TLS control connection, and has no port pairs or DF
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: TCP allocation options", a.key(), -1);
             return;
         }
         int family = m.find(StunAttribute.REQUESTED_ADDRESS_FAMILY);
@@ -311,14 +325,15 @@ public final class TurnRequestHandler {
         }
         boolean dontFragment = m.find(StunAttribute.DONT_FRAGMENT) >= 0; // only reaches here if supported
         bindAndRespond(link, m.transactionId(), a, lifetime,
-                new PortChoice(even, reservePair, fixedPort, ipv6, dontFragment), 3, m, ctx);
+                new PortChoice(even, reservePair, fixedPort, ipv6, dontFragment, tcpRelay), 3, m, ctx);
     }
 
     /**
      * How to pick the relay port: any, even (EVEN-PORT), even with the next one reserved (R bit), or a reserved one;
      * and the relayed address family (REQUESTED-ADDRESS-FAMILY).
      */
-    private record PortChoice(boolean even, boolean reservePair, int fixedPort, boolean ipv6, boolean dontFragment) {
+    private record PortChoice(boolean even, boolean reservePair, int fixedPort, boolean ipv6, boolean dontFragment,
+                              boolean tcp) {
     }
 
     private void bindAndRespond(ClientLink link, byte[] txid, TurnAuthenticator.Result a, long lifetime,
@@ -338,7 +353,7 @@ public final class TurnRequestHandler {
         // loop), but keep a copy of what the response needs in case it does not.
         byte[] reqCopy = new byte[m.size()];
         m.buffer().getBytes(m.start(), reqCopy);
-        binder.bind(alloc, port, choice.dontFragment(), relay -> {
+        Consumer<Channel> onBound = relay -> {
             if (link instanceof StreamClientLink s) {
                 if (s.allocation != null || !s.open()) { // the connection went away or raced: undo
                     releasePorts(port, choice);
@@ -358,7 +373,8 @@ public final class TurnRequestHandler {
             if (view != null) {
                 allocateSuccess(link, view, ctx, alloc, lifetime, token);
             }
-        }, failure -> {
+        };
+        Consumer<Throwable> onFailed = failure -> {
             releasePorts(port, choice);
             if (attemptsLeft > 1 && choice.fixedPort() < 0) {
                 StunMessage view = reparse(reqCopy, ctx);
@@ -374,7 +390,16 @@ public final class TurnRequestHandler {
             if (view != null) {
                 error(link, view, ctx, StunErrorCode.INSUFFICIENT_CAPACITY, a.key(), -1);
             }
-        });
+        };
+        if (choice.tcp()) {
+            tcp.listen(alloc, new InetSocketAddress(relayBindAddress(alloc), port), onBound, onFailed);
+        } else {
+            binder.bind(alloc, port, choice.dontFragment(), onBound, onFailed);
+        }
+    }
+
+    private InetAddress relayBindAddress(Allocation a) {
+        return a.ipv6() ? config.relayAddress6() : config.relayAddress();
     }
 
     private void releasePorts(int port, PortChoice choice) {
@@ -529,6 +554,10 @@ public final class TurnRequestHandler {
         if (alloc == null) {
             return;
         }
+        if (alloc.tcp() != null) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: no channels on a TCP allocation", a.key(), -1);
+            return;
+        }
         int channel = m.channelNumber();
         if (!ChannelData.isLegacyValidChannel(channel) || !m.xorAddress(StunAttribute.XOR_PEER_ADDRESS, ctx.addr)) {
             error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: CHANNEL-NUMBER or XOR-PEER-ADDRESS invalid", a.key(), -1);
@@ -561,7 +590,7 @@ public final class TurnRequestHandler {
 
     private Channel send(ClientLink link, StunMessage m, Context ctx) throws StunParseException {
         Allocation alloc = lookup(link);
-        if (alloc == null) {
+        if (alloc == null || alloc.tcp() != null) { // a TCP allocation relays over its data connections only
             metrics.droppedNoPermission.increment();
             return null;
         }
@@ -585,5 +614,76 @@ public final class TurnRequestHandler {
             return null;
         }
         return relayPath.clientSend(alloc, peer, m.buffer(), m.valueOffset(data), m.valueLength(data));
+    }
+
+    // ---------------------------------------------------------------- RFC 6062: Connect, ConnectionBind
+
+    /** Connect (RFC 6062 §5.2): checks here, the connection itself in {@link TcpAllocations#connect}. */
+    private void connect(ClientLink link, StunMessage m, Context ctx) throws StunParseException {
+        TurnAuthenticator.Result a = authenticate(link, m, ctx);
+        if (a == null) {
+            return;
+        }
+        Allocation alloc = authorised(link, m, ctx, a);
+        if (alloc == null) {
+            return;
+        }
+        if (alloc.tcp() == null) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: Connect needs a TCP allocation", a.key(), -1);
+            return;
+        }
+        if (!m.xorAddress(StunAttribute.XOR_PEER_ADDRESS, ctx.addr)) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: XOR-PEER-ADDRESS missing", a.key(), -1);
+            return;
+        }
+        InetSocketAddress peer = ctx.addr.toSocketAddress();
+        int code = checkPeer(alloc, ctx.addr, peer, PeerPath.CONNECT, ctx);
+        if (code != 0) {
+            error(link, m, ctx, code, a.key(), -1);
+            return;
+        }
+        if (alloc.tcp().find(peer) != null) {
+            error(link, m, ctx, TurnTcp.CONNECTION_ALREADY_EXISTS, TurnTcp.reason(TurnTcp.CONNECTION_ALREADY_EXISTS), a.key(), -1);
+            return;
+        }
+        if (alloc.tcp().full()) {
+            metrics.quotaRefusal(TurnMetrics.Quota.TOTAL);
+            error(link, m, ctx, StunErrorCode.INSUFFICIENT_CAPACITY, a.key(), -1);
+            return;
+        }
+        tcp.connect(link, alloc, peer, relayBindAddress(alloc), m.transactionId(), a.key());
+    }
+
+    /**
+     * ConnectionBind (RFC 6062 §5.4): on a new TCP/TLS connection that has no allocation, with the credentials of the
+     * allocation that owns the pending peer connection named by CONNECTION-ID. Claiming the connection is atomic
+     * (against the bind timeout and a second ConnectionBind).
+     */
+    private void connectionBind(ClientLink link, StunMessage m, Context ctx) throws StunParseException {
+        TurnAuthenticator.Result a = authenticate(link, m, ctx);
+        if (a == null) {
+            return;
+        }
+        if (!(link instanceof StreamClientLink data) || data.allocation != null) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: ConnectionBind needs a new TCP connection", a.key(), -1);
+            return;
+        }
+        int attr = m.find(TurnTcp.CONNECTION_ID);
+        PeerConnection pc = attr >= 0 && m.valueLength(attr) == 4
+                ? tcp.registry().peek(m.buffer().getInt(m.valueOffset(attr))) : null;
+        if (pc == null) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: unknown CONNECTION-ID", a.key(), -1);
+            return;
+        }
+        if (!pc.allocation().username().equals(a.username())) {
+            metrics.authFailure(TurnMetrics.AuthFailure.WRONG_CREDENTIALS);
+            error(link, m, ctx, StunErrorCode.WRONG_CREDENTIALS, a.key(), -1);
+            return;
+        }
+        if (!tcp.registry().claim(pc.id(), pc)) {
+            error(link, m, ctx, StunErrorCode.BAD_REQUEST, "Bad Request: unknown CONNECTION-ID", a.key(), -1);
+            return;
+        }
+        tcp.bind(data, pc, m.transactionId(), a.key());
     }
 }

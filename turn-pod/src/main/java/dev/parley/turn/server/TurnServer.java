@@ -87,7 +87,7 @@ public final class TurnServer {
             }
         };
         this.requests = new TurnRequestHandler(config, table, auth, limiter, metrics, clock, relayPath, binder,
-                draining::get);
+                draining::get, new TcpAllocations(transport, relayPath, metrics, clock, config.tcpBindTimeout()));
         metrics.gauges(table::size, table::permissionCount, table::channelCount, () -> draining.get() ? 1 : 0);
     }
 
@@ -130,11 +130,18 @@ public final class TurnServer {
             group.next().scheduleWithFixedDelay(tls::reloadIfChanged, 5, 5, TimeUnit.SECONDS);
         }
         self.listenerPorts(port, tlsPort);
-        for (EventLoop loop : eventLoops) {
-            loop.scheduleWithFixedDelay(() -> metrics.allocationsExpired.add(table.sweep(loop, clock.getAsLong())),
-                    1, 1, TimeUnit.SECONDS);
+        // One timer per loop (the first also lapses port reservations): an idle relay wakes each loop once a second.
+        for (int i = 0; i < eventLoops.size(); i++) {
+            EventLoop loop = eventLoops.get(i);
+            boolean first = i == 0;
+            loop.scheduleWithFixedDelay(() -> {
+                long now = clock.getAsLong();
+                metrics.allocationsExpired.add(table.sweep(loop, now));
+                if (first) {
+                    table.sweepReservations(now);
+                }
+            }, 1, 1, TimeUnit.SECONDS);
         }
-        eventLoops.get(0).scheduleWithFixedDelay(() -> table.sweepReservations(clock.getAsLong()), 1, 1, TimeUnit.SECONDS);
         LOG.info("TURN listening on {} udp/tcp ({} UDP sockets, {}){}", bind, udpSockets,
                 transport.epoll ? "epoll" : "nio", tlsPort > 0 ? ", tls " + tlsPort : "");
         return this;

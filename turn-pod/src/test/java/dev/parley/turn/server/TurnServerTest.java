@@ -335,8 +335,11 @@ class TurnServerTest {
         assertThat(tcp.messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE); // uses UDP
         TestTurnClient f = udpClient(addr);
         f.challenge(cred.username(), cred.password());
-        byte[] req = f.request(StunMethod.ALLOCATE, TestTurnClient.txid(), true, w -> w.requestedTransport(6));
+        byte[] req = f.request(StunMethod.ALLOCATE, TestTurnClient.txid(), true, w -> w.requestedTransport(132)); // SCTP
         assertThat(f.transact(req).errorCode()).isEqualTo(442);
+        // TCP (RFC 6062) needs a TCP/TLS control connection: over UDP it is a bad request
+        byte[] tcpOverUdp = f.request(StunMethod.ALLOCATE, TestTurnClient.txid(), true, w -> w.requestedTransport(6));
+        assertThat(f.transact(tcpOverUdp).errorCode()).isEqualTo(400);
         // an unknown comprehension-required attribute
         byte[] unknown = f.request(StunMethod.ALLOCATE, TestTurnClient.txid(), true,
                 w -> w.requestedTransport(17).flag(0x0077));

@@ -178,6 +178,35 @@ public final class TestTurnClient implements AutoCloseable {
         }));
     }
 
+    /** The 401 dance for an Allocate with REQUESTED-TRANSPORT {@code protocol} (6: an RFC 6062 TCP allocation). */
+    public StunMessage allocateTransport(String user, String password, int protocol) throws IOException, StunParseException {
+        credentials(user, password);
+        StunMessage challenge = transact(request(StunMethod.ALLOCATE, txid(), false, w -> w.requestedTransport(protocol)));
+        if (challenge == null || challenge.errorCode() != 401) {
+            return challenge;
+        }
+        nonce = challenge.string(StunAttribute.NONCE);
+        return transact(request(StunMethod.ALLOCATE, txid(), true, w -> w.requestedTransport(protocol)));
+    }
+
+    /**
+     * Sends an authenticated request and, if the nonce was refused (401/438: nonces are bound to the client's address
+     * and port, so a new connection needs its own), retries once with the nonce the error carried.
+     */
+    public StunMessage transactWithNonce(int method, Consumer<StunMessageWriter> body) throws IOException, StunParseException {
+        StunMessage r = transact(request(method, txid(), nonce != null, body));
+        if (r != null && (r.errorCode() == 401 || r.errorCode() == 438) && r.string(StunAttribute.NONCE) != null) {
+            nonce = r.string(StunAttribute.NONCE);
+            r = transact(request(method, txid(), true, body));
+        }
+        return r;
+    }
+
+    /** The TCP socket (raw bytes after a successful RFC 6062 ConnectionBind). */
+    public Socket socket() {
+        return tcp;
+    }
+
     public StunMessage allocate(String user, String password) throws IOException, StunParseException {
         return allocate(user, password, w -> { });
     }
