@@ -1,0 +1,61 @@
+package dev.parley.sfu.routing;
+
+import dev.parley.media.codec.Vp9Descriptor;
+
+/**
+ * What a VP9 SVC stream (one RTP stream carrying every spatial and temporal layer) is made of, as far as the
+ * SFU has seen: the spatial layers' sizes from the last scalability structure and the bitrate measured per
+ * spatial layer, which the layer selection ({@link SvcSelection}) turns into operating points.
+ * Media thread only; {@link #onPacket} allocates nothing.
+ */
+final class SvcStream {
+    static final int MAX = Vp9Descriptor.MAX_SPATIAL;
+    /** Reused for every packet of the stream. */
+    final Vp9Descriptor descriptor = new Vp9Descriptor();
+    /** Spatial layers announced by the last SS with sizes (0 = none seen yet) and their sizes. */
+    int spatialLayers;
+    final int[] width = new int[MAX], height = new int[MAX];
+    /** Highest SID and TID seen in packets (-1 = none). */
+    int topSpatial = -1, topTemporal = -1;
+    /** Measured bitrate per spatial layer (that layer's bytes only, every temporal layer). */
+    final long[] spatialBps = new long[MAX];
+    private final long[] bytes = new long[MAX], mark = new long[MAX];
+    private long markNanos;
+
+    /** One received packet (not a repair) whose descriptor was just parsed into {@link #descriptor}. */
+    void onPacket(int len) {
+        Vp9Descriptor d = descriptor;
+        int sid = d.sid();
+        bytes[sid] += len;
+        if (sid > topSpatial) topSpatial = sid;
+        if (d.tid() > topTemporal) topTemporal = d.tid();
+        if (d.ssPresent && d.ssResolutions) {
+            spatialLayers = d.ssSpatialLayers;
+            for (int s = 0; s < spatialLayers; s++) { width[s] = d.ssWidth[s]; height[s] = d.ssHeight[s]; }
+        }
+    }
+
+    /** Updates {@link #spatialBps} from the bytes since the previous call (about once a second). */
+    void updateRates(long now) {
+        if (markNanos != 0 && now - markNanos >= 500_000_000L) {
+            for (int s = 0; s < MAX; s++) {
+                long bps = (bytes[s] - mark[s]) * 8_000_000_000L / (now - markNanos);
+                spatialBps[s] = spatialBps[s] == 0 ? bps : (spatialBps[s] + bps) / 2;
+            }
+        }
+        if (markNanos == 0 || now - markNanos >= 500_000_000L) {
+            System.arraycopy(bytes, 0, mark, 0, MAX);
+            markNanos = now;
+        }
+    }
+
+    /** Spatial layers known: from the SS, else from the SIDs seen. */
+    int layers() { return Math.max(spatialLayers, topSpatial + 1); }
+
+    /** What forwarding spatial layers 0..sid costs (each upper layer builds on the ones below). */
+    long costUpTo(int sid) {
+        long c = 0;
+        for (int s = 0; s <= sid && s < MAX; s++) c += spatialBps[s];
+        return c;
+    }
+}
