@@ -52,14 +52,24 @@ final class SvcSelection {
         if (s.current == l && !s.paused && s.svc.spatialUpWanted(now, st.layers() - 1, KEYFRAME_EVERY_NANOS)) keyframe.accept(l, now);
     }
 
-    /** After an allocation round of {@code sub}: each SVC slot gets the budget its track may use. */
+    /**
+     * After an allocation round of {@code sub}: each SVC slot gets the budget its track may use. The allocator
+     * counts an SVC track at its single-stream cost, so what the tiles want of SVC layers beyond that is added
+     * to the desired bitrate: the estimator probes for it (without, an estimate that only follows what is sent
+     * would never let a subscriber climb).
+     */
     static void afterAllocation(Participant sub, long now, ObjLongConsumer<Layer> keyframe) {
         AllocationResult r = sub.allocation.last();
+        long moreWanted = 0;
         for (Slot s : sub.slots) {
             if (s.track == null || !s.track.vp9) continue;
             TrackAllocation a = r == null ? null : r.track(s.track.trackId);
             long budget = a == null ? Long.MAX_VALUE : Math.max(0, r.budgetBps() - (r.allocatedBps() - a.bitrateBps()));
             apply(s, now, budget, keyframe);
+            SvcStream st = s.track.layers[0].svc;
+            int wanted = spatialForTile(st, s.maxWidth, s.maxHeight);
+            if (a != null && !s.paused && wanted != SvcFilter.ALL) moreWanted += Math.max(0, st.costUpTo(wanted) - a.bitrateBps());
         }
+        if (moreWanted > 0 && r != null && sub.bwe != null) sub.bwe.setDesiredBitrate(r.desiredBps() + moreWanted);
     }
 }
