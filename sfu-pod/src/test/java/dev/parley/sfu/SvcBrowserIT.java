@@ -145,8 +145,8 @@ class SvcBrowserIT {
                 JsonNode l = inbound(large), s = inbound(small);
                 assertThat(l.path("codec").asText()).isEqualTo("video/VP9");
                 assertThat(s.path("codec").asText()).isEqualTo("video/VP9");
-                assertThat(l.path("width").asInt()).as("large %s, SFU %s", l, svc(meeting, "large")).isEqualTo(widths[2]);
-                assertThat(s.path("width").asInt()).as("small %s, SFU %s", s, svc(meeting, "small")).isEqualTo(widths[0]);
+                assertThat(l.path("width").asInt()).as("large %s, SFU %s", l, diagnosis(meeting, "large")).isEqualTo(widths[2]);
+                assertThat(s.path("width").asInt()).as("small %s, SFU %s", s, diagnosis(meeting, "small")).isEqualTo(widths[0]);
             });
             JsonNode smallSlot = svc(meeting, "small");
             assertThat(smallSlot.path("spatial").asInt()).isZero();
@@ -157,7 +157,7 @@ class SvcBrowserIT {
             // the small tile grows: the SFU asks for a keyframe and the subscriber climbs to the top layer
             internal.subscribe(meeting, "small", track, 1280, 720, 30);
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
-                    assertThat(inbound(small).path("width").asInt()).as("small %s, SFU %s", inbound(small), svc(meeting, "small"))
+                    assertThat(inbound(small).path("width").asInt()).as("small %s, SFU %s", inbound(small), diagnosis(meeting, "small"))
                             .isEqualTo(widths[2]));
             assertThat(svc(meeting, "small").path("spatial").asInt()).isGreaterThanOrEqualTo(2);
             assertDecodingWithoutFreeze(small);
@@ -178,6 +178,9 @@ class SvcBrowserIT {
         BrowserContext ctx = chromium.newContext();
         Page page = ctx.newPage();
         page.navigate(web.url("/sfu.html"));
+        // what parley-client.js's svc option checks before it asks for L3T3_KEY (media.js vp9SvcCodecs)
+        assertThat(page.evaluate("() => RTCRtpSender.getCapabilities('video').codecs.some(c => c.mimeType === 'video/VP9'"
+                + " && (c.scalabilityModes || []).includes('L3T3_KEY'))")).isEqualTo(true);
         String offer = (String) page.evaluate(PUBLISH_SVC, "pub");
         JsonNode r = internal.createTransport(meeting, pid, "publish", offer, null);
         String answer = r.get("sdp_answer").asText();
@@ -209,6 +212,12 @@ class SvcBrowserIT {
     /** The SFU's SVC state of the participant's video slot ({@code /state} video_layers[0].svc). */
     private JsonNode svc(String meeting, String pid) {
         return internal.participant(meeting, pid).path("video_layers").path(0).path("svc");
+    }
+
+    /** The slot's layers and the subscriber's congestion-control state, for failure messages. */
+    private String diagnosis(String meeting, String pid) {
+        JsonNode p = internal.participant(meeting, pid);
+        return p.path("video_layers").path(0) + " cc " + p.path("congestion_control") + " drops " + sfu.metrics().drops("vp9_malformed");
     }
 
     /** Over 3 s the stream decodes at least 10 fps worth of frames and the browser counts no new freeze. */

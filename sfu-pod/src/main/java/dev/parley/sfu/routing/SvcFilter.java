@@ -49,8 +49,8 @@ final class SvcFilter {
 
     private boolean pictureInit;
     private int lastPictureId;
-    private boolean upWanted;
-    private long upAskedAt;
+    private boolean upWanted, temporalUpWanted;
+    private long upAskedAt, temporalUpSince;
 
     private boolean seqInit;
     private int highestSeq, seqDrops;
@@ -152,6 +152,25 @@ final class SvcFilter {
         if (upWanted && now - upAskedAt < everyNanos) return false;
         upWanted = true;
         upAskedAt = now;
+        return true;
+    }
+
+    /**
+     * True (at most once per {@code afterNanos}) when the target and the stream's {@code topTemporal} allow a
+     * higher temporal layer than the current one and no switching-up picture came for {@code afterNanos}.
+     */
+    boolean temporalUpStalled(long now, int topTemporal, long afterNanos) {
+        if (Math.min(targetTemporal, topTemporal) <= Math.min(currentTemporal, topTemporal)) {
+            temporalUpWanted = false;
+            return false;
+        }
+        if (!temporalUpWanted) {
+            temporalUpWanted = true;
+            temporalUpSince = now;
+            return false;
+        }
+        if (now - temporalUpSince < afterNanos) return false;
+        temporalUpSince = now;
         return true;
     }
 }

@@ -49,7 +49,10 @@ final class SvcSelection {
         Layer l = s.track.layers[0];
         SvcStream st = l.svc;
         s.svc.targetSpatial = choose(st, s.maxWidth, s.maxHeight, budgetBps, s.svc.targetSpatial);
-        if (s.current == l && !s.paused && s.svc.spatialUpWanted(now, st.layers() - 1, KEYFRAME_EVERY_NANOS)) keyframe.accept(l, now);
+        int[] wanted = s.subscriber.wanted.get(s.track.trackId);
+        s.svc.targetTemporal = st.temporalForFps(wanted != null && wanted.length > 2 ? wanted[2] : 0);
+        if (s.current == l && !s.paused && (s.svc.spatialUpWanted(now, st.layers() - 1, KEYFRAME_EVERY_NANOS)
+                || s.svc.temporalUpStalled(now, st.topTemporal, KEYFRAME_EVERY_NANOS))) keyframe.accept(l, now);
     }
 
     /**
