@@ -34,10 +34,14 @@ export const SIMULCAST_ENCODINGS = [
 ];
 export const SIMULCAST_MIN_WIDTH = 960;
 
-/** The browser's video codecs with VP9 profile 0 first, if it can encode VP9 L3T3_KEY; else null. */
+/**
+ * The browser's video codecs with VP9 profile 0 first, if it can encode VP9 (and, where it lists scalability
+ * modes, L3T3_KEY among them; Chromium without that list refuses an unsupported mode in addTransceiver); else null.
+ */
 export function vp9SvcCodecs() {
   const send = globalThis.RTCRtpSender?.getCapabilities?.('video')?.codecs || [];
-  if (!send.some((c) => c.mimeType === 'video/VP9' && (c.scalabilityModes || []).includes('L3T3_KEY'))) return null;
+  const vp9Send = send.filter((c) => c.mimeType === 'video/VP9' && /profile-id=0/.test(c.sdpFmtpLine || ''));
+  if (!vp9Send.some((c) => !c.scalabilityModes || c.scalabilityModes.includes('L3T3_KEY'))) return null;
   const all = globalThis.RTCRtpReceiver?.getCapabilities?.('video')?.codecs || [];
   const vp9 = all.filter((c) => c.mimeType === 'video/VP9' && /profile-id=0/.test(c.sdpFmtpLine || ''));
   return vp9.length ? [...vp9, ...all.filter((c) => !vp9.includes(c))] : null;
@@ -105,11 +109,17 @@ export class MediaSession {
     const stream = new MediaStream();
     this.senders.microphone = this.pub.addTransceiver(local.microphone || 'audio', { direction: 'sendonly', streams: [stream] });
     const cameraInit = { direction: 'sendonly', streams: [stream] };
-    const svcCodecs = this.o.svc ? vp9SvcCodecs() : null;
-    if (svcCodecs) cameraInit.sendEncodings = [{ scalabilityMode: 'L3T3_KEY' }];
-    else if (wantsSimulcast(this.o.simulcast ?? 'auto', local.camera)) cameraInit.sendEncodings = SIMULCAST_ENCODINGS.map((e) => ({ ...e }));
-    this.senders.camera = this.pub.addTransceiver(local.camera || 'video', cameraInit);
-    if (svcCodecs) this.senders.camera.setCodecPreferences(svcCodecs); // VP9 listed first: the SFU publishes VP9
+    let svcCodecs = this.o.svc ? vp9SvcCodecs() : null;
+    if (svcCodecs) {
+      try {
+        this.senders.camera = this.pub.addTransceiver(local.camera || 'video', { ...cameraInit, sendEncodings: [{ scalabilityMode: 'L3T3_KEY' }] });
+      } catch (e) { console.warn(`parley: no VP9 SVC, simulcast instead: ${e?.message || e}`); svcCodecs = null; }
+      if (svcCodecs) this.senders.camera.setCodecPreferences(svcCodecs); // VP9 listed first: the SFU publishes VP9
+    }
+    if (!svcCodecs) {
+      if (wantsSimulcast(this.o.simulcast ?? 'auto', local.camera)) cameraInit.sendEncodings = SIMULCAST_ENCODINGS.map((e) => ({ ...e }));
+      this.senders.camera = this.pub.addTransceiver(local.camera || 'video', cameraInit);
+    }
     // The screen section stays inactive until a share starts (an idle sendonly section would be announced
     // to everyone as a published track). Order matters: mids 0/1/2 = microphone/camera/screen (slots.js).
     this.senders.screen = this.pub.addTransceiver('video', { direction: 'inactive', streams: [new MediaStream()] });
