@@ -21,6 +21,9 @@ import { qualityLevel, intervalLossPct } from './quality.js';
  * @property {boolean|'auto'} [simulcast='auto']  send the camera as three simulcast encodings (rids q/h/f at
  *           1/4, 1/2 and full resolution); 'auto' = when the camera is at least SIMULCAST_MIN_WIDTH wide
  *           (Chromium sends fewer layers below that anyway)
+ * @property {boolean} [svc=false]  send the camera as one VP9 stream with 3 spatial × 3 temporal layers
+ *           (L3T3_KEY) when the browser can; the SFU forwards each subscriber the layers its tile needs
+ *           (docs/sfu.md "VP9 SVC"). Otherwise (or when false) simulcast as above.
  */
 
 /** Simulcast encodings of the camera, lowest first: the SFU numbers layers in this (SDP rid) order. */
@@ -30,6 +33,19 @@ export const SIMULCAST_ENCODINGS = [
   { rid: 'f', scaleResolutionDownBy: 1, maxBitrate: 2000000 },
 ];
 export const SIMULCAST_MIN_WIDTH = 960;
+
+/**
+ * The browser's video codecs with VP9 profile 0 first, if it can encode VP9 (and, where it lists scalability
+ * modes, L3T3_KEY among them; Chromium without that list refuses an unsupported mode in addTransceiver); else null.
+ */
+export function vp9SvcCodecs() {
+  const send = globalThis.RTCRtpSender?.getCapabilities?.('video')?.codecs || [];
+  const vp9Send = send.filter((c) => c.mimeType === 'video/VP9' && /profile-id=0/.test(c.sdpFmtpLine || ''));
+  if (!vp9Send.some((c) => !c.scalabilityModes || c.scalabilityModes.includes('L3T3_KEY'))) return null;
+  const all = globalThis.RTCRtpReceiver?.getCapabilities?.('video')?.codecs || [];
+  const vp9 = all.filter((c) => c.mimeType === 'video/VP9' && /profile-id=0/.test(c.sdpFmtpLine || ''));
+  return vp9.length ? [...vp9, ...all.filter((c) => !vp9.includes(c))] : null;
+}
 
 /** Whether to send `track` with simulcast under the `simulcast` option. */
 export function wantsSimulcast(option, track) {
@@ -93,8 +109,17 @@ export class MediaSession {
     const stream = new MediaStream();
     this.senders.microphone = this.pub.addTransceiver(local.microphone || 'audio', { direction: 'sendonly', streams: [stream] });
     const cameraInit = { direction: 'sendonly', streams: [stream] };
-    if (wantsSimulcast(this.o.simulcast ?? 'auto', local.camera)) cameraInit.sendEncodings = SIMULCAST_ENCODINGS.map((e) => ({ ...e }));
-    this.senders.camera = this.pub.addTransceiver(local.camera || 'video', cameraInit);
+    let svcCodecs = this.o.svc ? vp9SvcCodecs() : null;
+    if (svcCodecs) {
+      try {
+        this.senders.camera = this.pub.addTransceiver(local.camera || 'video', { ...cameraInit, sendEncodings: [{ scalabilityMode: 'L3T3_KEY' }] });
+      } catch (e) { console.warn(`parley: no VP9 SVC, simulcast instead: ${e?.message || e}`); svcCodecs = null; }
+      if (svcCodecs) this.senders.camera.setCodecPreferences(svcCodecs); // VP9 listed first: the SFU publishes VP9
+    }
+    if (!svcCodecs) {
+      if (wantsSimulcast(this.o.simulcast ?? 'auto', local.camera)) cameraInit.sendEncodings = SIMULCAST_ENCODINGS.map((e) => ({ ...e }));
+      this.senders.camera = this.pub.addTransceiver(local.camera || 'video', cameraInit);
+    }
     // The screen section stays inactive until a share starts (an idle sendonly section would be announced
     // to everyone as a published track). Order matters: mids 0/1/2 = microphone/camera/screen (slots.js).
     this.senders.screen = this.pub.addTransceiver('video', { direction: 'inactive', streams: [new MediaStream()] });

@@ -49,6 +49,8 @@ const REMOVED_CODES = new Set(['removed', 'participant_removed', 'banned', 'rejo
  * @property {number} [admissionPollMs=1000] waiting room: how often to ask whether we were admitted
  * @property {boolean|'auto'} [simulcast='auto'] camera as three simulcast encodings (media.js); the SFU's
  *           dynacast then turns off the ones nobody receives (`state.publishLayers`)
+ * @property {boolean} [svc=false] camera as one VP9 L3T3_KEY stream (3 spatial × 3 temporal layers) when the
+ *           browser offers it, instead of simulcast; the SFU gives each subscriber the layers its tile needs
  */
 
 export class ParleyClient {
@@ -310,6 +312,7 @@ export class ParleyClient {
       onNeedNewGeneration: (reason) => { if (this.media === media) this.newGeneration(reason); },
       answerTimeoutMs: 10000,
       simulcast: this.opts.simulcast ?? 'auto',
+      svc: this.opts.svc ?? false,
     });
     this.media = media;
     const local = {

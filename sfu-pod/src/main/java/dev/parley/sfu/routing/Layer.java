@@ -12,6 +12,8 @@ final class Layer {
     long lastPacketNanos;
     long lastPliNanos;
     final Vp8Descriptor vp8 = new Vp8Descriptor();
+    /** VP9 descriptor and SVC structure of this stream (VP9 tracks). */
+    final SvcStream svc = new SvcStream();
     // receive statistics for RR and upstream NACK
     boolean seqInit;
     int highestSeq;

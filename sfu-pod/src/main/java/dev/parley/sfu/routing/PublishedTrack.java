@@ -10,6 +10,8 @@ final class PublishedTrack {
     final String mid;
     final boolean video;
     final boolean vp8;
+    /** VP9: one RTP stream that may carry spatial and temporal layers (SVC), filtered per slot by {@link SvcFilter}. */
+    final boolean vp9;
     final int payloadType;
     /** Negotiated RTX payload type (0 = none): the publisher repairs upstream losses on it. */
     final int rtxPayloadType;
@@ -30,6 +32,7 @@ final class PublishedTrack {
         this.mid = mid;
         this.video = video;
         this.vp8 = "VP8".equalsIgnoreCase(codec);
+        this.vp9 = "VP9".equalsIgnoreCase(codec);
         this.payloadType = payloadType;
         this.rtxPayloadType = rtxPayloadType;
         this.clockRate = clockRate;

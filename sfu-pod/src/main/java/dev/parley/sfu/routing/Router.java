@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.media.codec.H264Keyframes;
 import dev.parley.media.codec.Vp8Descriptor;
+import dev.parley.media.codec.Vp9Descriptor;
 import dev.parley.media.dtls.DtlsCertificate;
 import dev.parley.media.ice.IceCredentials;
 import dev.parley.media.ice.Stun;
@@ -285,7 +286,7 @@ public final class Router implements PacketHandler, TransportListener {
             if (s == null) s = new Slot(p, mp.mid(), mp.isVideo(), (int) mp.slotSsrc(), mp.payloadType(),
                     mp.ext(ExtensionUris.MID), mp.ext(ExtensionUris.AUDIO_LEVEL));
             s.rtxSsrc = (int) mp.slotRtxSsrc();
-            s.rtxPayloadType = mp.rtxPayloadType();
+            s.codecs(mp.rtxPayloadType(), mp.vp9PayloadType(), mp.vp9RtxPayloadType());
             next.add(s);
         }
         for (Slot gone : existing.values()) if (gone.track != null) { gone.track.slots.remove(gone); gone.detach(); }
@@ -301,7 +302,7 @@ public final class Router implements PacketHandler, TransportListener {
     private void assignToFreeSlot(Participant sub, PublishedTrack t) {
         for (Slot s : sub.slots) if (s.track == t) return;
         for (Slot s : sub.slots) {
-            if (s.track == null && s.video == t.video) {
+            if (s.track == null && s.carries(t)) {
                 s.attach(t);
                 int[] w = sub.wanted.get(t.trackId);
                 if (w != null) { s.maxWidth = w[0]; s.maxHeight = w[1]; }
@@ -424,6 +425,7 @@ public final class Router implements PacketHandler, TransportListener {
                     lm.put("target_temporal", s.temporal.target);
                     lm.put("temporal_layers", s.current == null ? 0 : s.current.temporalLayers);
                     lm.put("temporal_dropped_packets", s.temporal.droppedPackets);
+                    if (s.track.vp9) lm.put("svc", svcState(s));
                     layers.add(lm);
                 }
                 pm.put("video_layers", layers);
@@ -440,6 +442,26 @@ public final class Router implements PacketHandler, TransportListener {
     }
 
     /** The subscribe transport's estimator snapshot for GET /state; null without a subscribe transport. */
+    /** A VP9 slot's SVC layers: forwarded and wanted SID/TID (7 = all), the stream's structure, drops. */
+    private static Map<String, Object> svcState(Slot s) {
+        SvcStream st = s.track.layers[0].svc;
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("spatial", s.svc.currentSpatial);
+        m.put("target_spatial", s.svc.targetSpatial);
+        m.put("temporal", s.svc.currentTemporal);
+        m.put("target_temporal", s.svc.targetTemporal);
+        m.put("spatial_layers", st.layers());
+        List<String> sizes = new ArrayList<>();
+        for (int i = 0; i < st.spatialLayers; i++) sizes.add(st.width[i] + "x" + st.height[i]);
+        m.put("sizes", sizes);
+        List<Long> bps = new ArrayList<>();
+        for (int i = 0; i < st.layers(); i++) bps.add(st.spatialBps[i]);
+        m.put("spatial_bps", bps);
+        m.put("dropped_packets", s.svc.droppedPackets);
+        m.put("spatial_switches", s.svc.spatialSwitches);
+        return m;
+    }
+
     private static Map<String, Object> congestionState(Participant p, long now) {
         if (p.subscribe == null || p.bwe == null) return null;
         dev.parley.sfu.bwe.BweStats st = p.bwe.stats(now / 1000);
@@ -621,8 +643,19 @@ public final class Router implements PacketHandler, TransportListener {
         PublishedTrack tr = layer.track;
         boolean keyframe = false;
         Vp8Descriptor vp8 = null;
+        Vp9Descriptor vp9 = null;
         if (tr.video && pl > 0) {
-            if (tr.vp8) {
+            if (tr.vp9) {
+                vp9 = layer.svc.descriptor;
+                if (!vp9.parse(b, off + hl, pl)) { metrics.drop("vp9_malformed"); return; }
+                keyframe = vp9.keyframe();
+                if (!repair) layer.svc.onPacket(len);
+                if (keyframe) {
+                    SvcStream st = layer.svc;
+                    if (st.spatialLayers > 0) { layer.width = st.width[st.spatialLayers - 1]; layer.height = st.height[st.spatialLayers - 1]; }
+                    keyframes.onKeyframe(layer.ssrc);
+                }
+            } else if (tr.vp8) {
                 vp8 = layer.vp8;
                 if (!vp8.parse(b, off + hl, pl)) { metrics.drop("vp8_malformed"); return; }
                 keyframe = vp8.keyframe;
@@ -640,7 +673,7 @@ public final class Router implements PacketHandler, TransportListener {
             if (level >= 0) p.meeting.speakers.onAudioLevel(p.speakerSlot, level, now / 1_000_000);
         }
         List<Slot> slots = tr.slots;
-        for (int i = 0; i < slots.size(); i++) forward(slots.get(i), layer, b, off, len, hl, pl, keyframe, vp8, now, repair);
+        for (int i = 0; i < slots.size(); i++) forward(slots.get(i), layer, b, off, len, hl, pl, keyframe, vp8, vp9, now, repair);
     }
 
     /** First packet on an unknown SSRC with the track's RTX payload type: which layer does it repair? */
@@ -705,23 +738,23 @@ public final class Router implements PacketHandler, TransportListener {
     }
 
     private void forward(Slot s, Layer layer, byte[] b, int off, int len, int hl, int pl, boolean keyframe,
-                         Vp8Descriptor vp8, long now, boolean repair) {
+                         Vp8Descriptor vp8, Vp9Descriptor vp9, long now, boolean repair) {
         Participant sub = s.subscriber;
         if (!sub.grant().maySubscribe(now)) { metrics.drop("grant_subscribe"); return; }
         WebRtcTransport st = sub.subscribe;
         if (st == null || !st.connected()) { metrics.drop("subscriber_not_connected"); return; }
-        boolean frameStart = vp8 == null || (vp8.startOfPartition && vp8.partitionId == 0);
+        boolean frameStart = vp9 != null ? vp9.startOfPicture() : vp8 == null || (vp8.startOfPartition && vp8.partitionId == 0);
         if (repair && (layer != s.current || s.waitingKeyframe)) return;   // repairs fill holes, never switch
         if (s.video) {
             if (s.paused) return;                                     // the allocator paused it for bandwidth
             if (layer != s.current) {
                 Layer want = s.target != null ? s.target : layer;
                 if (layer != want || !keyframe || !frameStart) return;
-                s.switchTo(layer, b, off, vp8, now);
+                s.switchTo(layer, b, off, vp8, vp9, now);
             } else if (s.waitingKeyframe) {
                 if (!keyframe || !frameStart) return;
                 // resume (pause, send-queue drop) re-bases the numbers: what was skipped is no gap the receiver NACKs
-                s.switchTo(layer, b, off, vp8, now);
+                s.switchTo(layer, b, off, vp8, vp9, now);
             }
         } else if (layer != s.current) {
             s.switchTo(layer, b, off, null, now);
@@ -732,22 +765,30 @@ public final class Router implements PacketHandler, TransportListener {
             s.sinceSwitch++;
         }
         TemporalFilter tf = s.temporal;
-        int fate = tf == null ? TemporalFilter.FORWARD : tf.admit(inSeq, vp8, keyframe);
-        if (fate != TemporalFilter.FORWARD) {                         // a temporal layer above the slot's target
+        int fate, seqShift;
+        if (vp9 != null) {                                            // VP9 SVC: spatial and temporal layers
+            fate = s.svc.admit(inSeq, vp9, keyframe);
+            seqShift = s.svc.seqShift;
+        } else {
+            fate = tf == null ? TemporalFilter.FORWARD : tf.admit(inSeq, vp8, keyframe);
+            seqShift = tf == null ? 0 : tf.seqShift;
+        }
+        if (fate != TemporalFilter.FORWARD) {                         // a layer above the slot's target
             if (fate == TemporalFilter.FILL) {
-                int n = ProbePadding.writeFill(ctl, s, sub.twccExtId, sub.twccSeq, (inSeq + s.seqOffset - tf.seqShift) & 0xFFFF,
+                int n = ProbePadding.writeFill(ctl, s, sub.twccExtId, sub.twccSeq, (inSeq + s.seqOffset - seqShift) & 0xFFFF,
                         (RtpPacket.timestamp(b, off) + s.tsOffset) & 0xFFFFFFFFL);
                 sendToSubscriber(sub, st, ctl, n, sub.twccExtId > 0);
             }
             return;
         }
-        int outSeq = (inSeq + s.seqOffset - (tf == null ? 0 : tf.seqShift)) & 0xFFFF;
+        int outSeq = (inSeq + s.seqOffset - seqShift) & 0xFFFF;
         long outTs = (RtpPacket.timestamp(b, off) + s.tsOffset) & 0xFFFFFFFFL;
 
         // fixed header with the slot's identity; the publisher's extensions are replaced by the slot's own
         byte[] o = out;
         o[0] = (byte) (0x80 | (b[off] & 0x20));
-        o[1] = (byte) ((b[off + 1] & 0x80) | s.payloadType);
+        // VP9: the last packet forwarded of a picture ends it for the receiver (upper spatial layers dropped)
+        o[1] = (byte) ((b[off + 1] & 0x80) | (vp9 != null && s.svc.marker ? 0x80 : 0) | s.payloadType);
         RtpPacket.setSequence(o, 0, outSeq);
         RtpPacket.setTimestamp(o, 0, outTs);
         RtpPacket.setSsrc(o, 0, s.ssrc);
@@ -781,6 +822,19 @@ public final class Router implements PacketHandler, TransportListener {
         int bodyLen = len - hl;
         if (p + bodyLen + 32 > o.length) { metrics.drop("too_large"); return; }
         System.arraycopy(b, off + hl, o, p, bodyLen);
+        if (vp9 != null) {                   // picture ids keep their distances (see SvcFilter); offsets only
+            int shift = p - (off + hl);
+            if (vp9.pictureIdBits > 0) {
+                int pid = (vp9.pictureId + s.pidOffset) & 0x7FFF;
+                writePid(o, vp9.pictureIdOffset + shift, vp9.pictureIdBits, pid);
+                s.lastOutPid = pid;
+            }
+            if (vp9.tl0PicIdx >= 0) {
+                int tl0 = (vp9.tl0PicIdx + s.tl0Offset) & 0xFF;
+                o[vp9.tl0PicIdxOffset + shift] = (byte) tl0;
+                s.lastOutTl0 = tl0;
+            }
+        }
         if (vp8 != null) {
             int shift = p - (off + hl);
             if (vp8.pictureIdBits > 0) {
@@ -972,9 +1026,13 @@ public final class Router implements PacketHandler, TransportListener {
             for (Meeting m : meetings.values()) {
                 for (Participant p : m.participants.values()) {
                     if (p.twccExtId > 0 && p.allocation != null && p.subscribe != null) {
-                        if (p.allocation.due(now)) p.allocation.run(p, now, this::requestKeyframe);
+                        if (p.allocation.due(now)) {
+                            p.allocation.run(p, now, this::requestKeyframe);
+                            SvcSelection.afterAllocation(p, now, this::requestKeyframe);
+                        }
                     } else {
                         for (Slot s : p.slots) if (s.video && s.track != null) selectLayer(s, now);
+                        for (Slot s : p.slots) if (s.video && s.track != null && s.track.vp9) SvcSelection.apply(s, now, Long.MAX_VALUE, this::requestKeyframe);
                     }
                 }
                 if (speakerRound) reportSpeakers(m, now);
@@ -987,7 +1045,7 @@ public final class Router implements PacketHandler, TransportListener {
             if (now - lastSecondTick >= 1_000_000_000L) {
                 lastSecondTick = now;
                 for (Meeting m : meetings.values()) {
-                    for (Participant p : m.participants.values()) for (PublishedTrack t : p.tracksByMid.values()) for (Layer l : t.layers) l.updateBitrate(now);
+                    for (Participant p : m.participants.values()) for (PublishedTrack t : p.tracksByMid.values()) for (Layer l : t.layers) { l.updateBitrate(now); if (t.vp9) l.svc.updateRates(now); }
                 }
                 for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) sendReports(p, now);
                 for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) p.quality.sample(p, now, events);

@@ -1,6 +1,7 @@
 package dev.parley.sfu.routing;
 
 import dev.parley.media.codec.Vp8Descriptor;
+import dev.parley.media.codec.Vp9Descriptor;
 import dev.parley.media.rtp.RtpPacket;
 
 /**
@@ -13,7 +14,11 @@ final class Slot {
     final String mid;
     final boolean video;
     final int ssrc;
-    final int payloadType;
+    /** Payload type of what the slot sends now: the section's codec, or VP9's while a VP9 track is mapped. */
+    int payloadType;
+    /** The section's codec payload types (primary = VP8 or H.264, with RTX) and VP9's (0 = not negotiated). */
+    final int primaryPayloadType;
+    int primaryRtxPayloadType, vp9PayloadType, vp9RtxPayloadType;
     final int midExtId, audioLevelExtId;
     final byte[] midBytes;
     /** RTX stream of this slot (RFC 4588): its SSRC (0 = not negotiated), payload type and own sequence space. */
@@ -22,6 +27,8 @@ final class Slot {
     PacketCache cache;
     /** VP8 temporal-layer dropping with dense outgoing numbers (video slots only). */
     final TemporalFilter temporal;
+    /** VP9 SVC spatial/temporal layer filter (video slots only; used while a VP9 track is mapped). */
+    final SvcFilter svc;
 
     // layer selection
     int maxWidth = 1280, maxHeight = 720;
@@ -51,15 +58,36 @@ final class Slot {
         this.video = video;
         this.ssrc = ssrc;
         this.payloadType = payloadType;
+        this.primaryPayloadType = payloadType;
         this.midExtId = midExtId;
         this.audioLevelExtId = audioLevelExtId;
         this.midBytes = mid.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         if (video) cache = new PacketCache();
         temporal = video ? new TemporalFilter() : null;
+        svc = video ? new SvcFilter() : null;
+    }
+
+    /** The negotiated codecs of this section (from the subscribe answer); the payload types follow the mapped track. */
+    void codecs(int rtxPayloadType, int vp9PayloadType, int vp9RtxPayloadType) {
+        this.primaryRtxPayloadType = rtxPayloadType;
+        this.vp9PayloadType = vp9PayloadType;
+        this.vp9RtxPayloadType = vp9RtxPayloadType;
+        choosePayloadTypes();
+    }
+
+    /** Whether this slot can carry {@code t}'s codec (a VP9 track needs VP9 negotiated on the section). */
+    boolean carries(PublishedTrack t) { return t.video == video && (!t.vp9 || vp9PayloadType != 0); }
+
+    private void choosePayloadTypes() {
+        boolean vp9 = track != null && track.vp9 && vp9PayloadType != 0;
+        payloadType = vp9 ? vp9PayloadType : primaryPayloadType;
+        rtxPayloadType = vp9 ? vp9RtxPayloadType : primaryRtxPayloadType;
     }
 
     void attach(PublishedTrack t) {
         track = t;
+        choosePayloadTypes();
+        if (svc != null) { svc.targetSpatial = SvcFilter.ALL; svc.targetTemporal = SvcFilter.ALL; }
         current = null;
         target = null;
         waitingKeyframe = false;
@@ -75,7 +103,10 @@ final class Slot {
     }
 
     /** Starts forwarding {@code layer} from this packet on, continuing the outgoing number spaces. */
-    void switchTo(Layer layer, byte[] b, int off, Vp8Descriptor vp8, long now) {
+    void switchTo(Layer layer, byte[] b, int off, Vp8Descriptor vp8, long now) { switchTo(layer, b, off, vp8, null, now); }
+
+    /** As above for a VP8 ({@code vp8}) or VP9 ({@code vp9}) packet, or neither. */
+    void switchTo(Layer layer, byte[] b, int off, Vp8Descriptor vp8, Vp9Descriptor vp9, long now) {
         int inSeq = RtpPacket.sequence(b, off);
         long inTs = RtpPacket.timestamp(b, off);
         if (!started) {
@@ -92,8 +123,11 @@ final class Slot {
             tsOffset = (lastOutTs + ticks - inTs) & 0xFFFFFFFFL;
             if (vp8 != null && vp8.pictureIdBits > 0) pidOffset = (lastOutPid + 1 - vp8.pictureId) & 0x7FFF;
             if (vp8 != null && vp8.tl0PicIdx >= 0) tl0Offset = (lastOutTl0 + 1 - vp8.tl0PicIdx) & 0xFF;
+            if (vp9 != null && vp9.pictureIdBits > 0) pidOffset = (lastOutPid + 1 - vp9.pictureId) & 0x7FFF;
+            if (vp9 != null && vp9.tl0PicIdx >= 0) tl0Offset = (lastOutTl0 + 1 - vp9.tl0PicIdx) & 0xFF;
         }
         if (temporal != null) temporal.reset();
+        if (svc != null) svc.reset();
         if (current != null && current != layer) layerSwitches++;
         current = layer;
         switchSeq = inSeq;

@@ -18,7 +18,10 @@ import java.util.Set;
  * Answers a browser's unified-plan offer as an ICE-lite, DTLS-passive SFU with BUNDLE and rtcp-mux.
  * Publish connections: the browser's sendonly sections become recvonly (simulcast rids accepted as recv).
  * Subscribe connections: the browser's recvonly slots become sendonly with an SSRC the SFU owns.
- * Codecs: Opus for audio; VP8 preferred, else H.264 constrained baseline (packetization-mode 1) for video.
+ * Codecs: Opus for audio; VP8 preferred, else H.264 constrained baseline (packetization-mode 1) for video —
+ * except that a publisher whose offer lists VP9 profile 0 first (it called {@code setCodecPreferences}, e.g. to
+ * send VP9 SVC) publishes VP9. Subscribe sections accept VP9 profile 0 next to their VP8/H.264 codec when offered,
+ * so a slot can carry whichever codec the publisher it is mapped to sends.
  * RTX (RFC 4588) is accepted for the chosen video codec when the browser offers it: publishers then repair
  * upstream losses with RTX, and each subscribe slot gets its own RTX SSRC ({@code a=ssrc-group:FID}) for
  * retransmissions from the SFU's cache.
@@ -70,7 +73,7 @@ public final class AnswerBuilder {
         for (MediaSection m : offer.media()) {
             String mid = m.mid();
             if (mid == null || !mid.matches("[A-Za-z0-9_.-]{1,32}")) throw new SdpException("media section without a valid mid");
-            Codec codec = pickCodec(m);
+            Codec codec = publish ? pickPublishCodec(m) : pickCodec(m);
             boolean rtp = m.proto().contains("RTP") && m.port() != 0;
             if (!rtp || codec == null || !(m.kind().equals("audio") || m.kind().equals("video"))) {
                 MediaSection r = new MediaSection(m.kind(), 0, m.proto(), m.formats().isEmpty() ? List.of("0") : List.of(m.formats().get(0)));
@@ -78,7 +81,7 @@ public final class AnswerBuilder {
                 r.lines().add("a=mid:" + mid);
                 r.lines().add("a=inactive");
                 sections.add(r);
-                plans.add(new MediaPlan(mid, m.kind(), false, false, 0, null, 0, Map.of(), List.of(), List.of(), 0, 0, List.of(), 0));
+                plans.add(new MediaPlan(mid, m.kind(), false, false, 0, null, 0, Map.of(), List.of(), List.of(), 0, 0, List.of(), 0, 0, 0));
                 continue;
             }
             bundle.add(mid);
@@ -95,14 +98,23 @@ public final class AnswerBuilder {
             }
             List<String> rids = publish && m.kind().equals("video") ? m.sendRids() : List.of();
             Codec rtx = m.kind().equals("video") ? m.rtxFor(codec.payloadType()) : null;
+            // a subscribe slot also takes VP9 (a publisher may send it), with its RTX when the primary codec has RTX
+            Codec vp9 = !publish && m.kind().equals("video") && !isVp9(codec) ? vp9Profile0(m) : null;
+            Codec vp9Rtx = vp9 != null && rtx != null ? m.rtxFor(vp9.payloadType()) : null;
+            if (isVp9(codec)) { vp9 = codec; vp9Rtx = rtx; }
             long slotSsrc = 0, rtxSsrc = 0;
             if (sfuSends && !answerDir.equals("inactive")) {
                 SlotSsrcs prev = existingSlots.get(mid);
                 slotSsrc = prev != null ? prev.ssrc() : randomSsrc();
                 if (rtx != null) rtxSsrc = prev != null && prev.rtxSsrc() != 0 ? prev.rtxSsrc() : randomSsrc();
             }
-            List<String> formats = rtx == null ? List.of(String.valueOf(codec.payloadType()))
-                    : List.of(String.valueOf(codec.payloadType()), String.valueOf(rtx.payloadType()));
+            List<String> formats = new ArrayList<>();
+            formats.add(String.valueOf(codec.payloadType()));
+            if (rtx != null) formats.add(String.valueOf(rtx.payloadType()));
+            if (vp9 != null && vp9 != codec) {
+                formats.add(String.valueOf(vp9.payloadType()));
+                if (vp9Rtx != null) formats.add(String.valueOf(vp9Rtx.payloadType()));
+            }
             MediaSection a = new MediaSection(m.kind(), 9, "UDP/TLS/RTP/SAVPF", formats);
             List<String> l = a.lines();
             l.add("c=IN IP4 " + candidates.address());
@@ -117,9 +129,9 @@ public final class AnswerBuilder {
             if (slotSsrc != 0) l.add("a=msid:parley-" + mid + " parley-track-" + mid);
             l.add("a=rtcp-mux");
             if (m.attribute("rtcp-rsize") != null) l.add("a=rtcp-rsize");
-            l.add("a=rtpmap:" + codec.payloadType() + " " + codec.name() + "/" + codec.clockRate()
-                    + (codec.channels() > 1 ? "/" + codec.channels() : ""));
             if (codec.name().equalsIgnoreCase("opus")) {
+                l.add("a=rtpmap:" + codec.payloadType() + " " + codec.name() + "/" + codec.clockRate()
+                        + (codec.channels() > 1 ? "/" + codec.channels() : ""));
                 String fmtp = "minptime=10;useinbandfec=1";
                 if ("1".equals(codec.param("usedtx"))) fmtp += ";usedtx=1";
                 if ("1".equals(codec.param("stereo"))) fmtp += ";stereo=1";
@@ -128,17 +140,8 @@ public final class AnswerBuilder {
                     l.add("a=rtcp-fb:" + codec.payloadType() + " transport-cc");
                 }
             } else {
-                if (codec.fmtp() != null && codec.name().equalsIgnoreCase("H264")) l.add("a=fmtp:" + codec.payloadType() + " " + codec.fmtp());
-                for (String fb : List.of("nack", "nack pli", "ccm fir", "goog-remb")) {
-                    if (codec.feedback().contains(fb)) l.add("a=rtcp-fb:" + codec.payloadType() + " " + fb);
-                }
-                if (ext.containsKey(ExtensionUris.TRANSPORT_CC) && codec.feedback().contains("transport-cc")) {
-                    l.add("a=rtcp-fb:" + codec.payloadType() + " transport-cc");
-                }
-                if (rtx != null) {
-                    l.add("a=rtpmap:" + rtx.payloadType() + " rtx/" + codec.clockRate());
-                    l.add("a=fmtp:" + rtx.payloadType() + " apt=" + codec.payloadType());
-                }
+                videoCodecLines(l, codec, rtx, ext);
+                if (vp9 != null && vp9 != codec) videoCodecLines(l, vp9, vp9Rtx, ext);
             }
             if (!rids.isEmpty() && m.attribute("simulcast") != null) {
                 for (String rid : rids) l.add("a=rid:" + rid + " recv");
@@ -157,7 +160,8 @@ public final class AnswerBuilder {
             sections.add(a);
             plans.add(new MediaPlan(mid, m.kind(), !answerDir.equals("inactive"), sfuSends, codec.payloadType(), codec.name(),
                     codec.clockRate(), Map.copyOf(ext), rids, primarySsrcs(m), slotSsrc,
-                    rtx == null ? 0 : rtx.payloadType(), rtx == null ? List.of() : List.copyOf(m.fidGroups().values()), rtxSsrc));
+                    rtx == null ? 0 : rtx.payloadType(), rtx == null ? List.of() : List.copyOf(m.fidGroups().values()), rtxSsrc,
+                    vp9 == null ? 0 : vp9.payloadType(), vp9Rtx == null ? 0 : vp9Rtx.payloadType()));
         }
         if (!bundle.isEmpty()) session.add(4, "a=group:BUNDLE " + String.join(" ", bundle));
         session.add("a=msid-semantic: WMS *");
@@ -165,6 +169,49 @@ public final class AnswerBuilder {
     }
 
     private static long randomSsrc() { return (RANDOM.nextInt() & 0xFFFFFFFFL) | 1; }
+
+    /** rtpmap, fmtp and feedback of one video codec and its RTX. */
+    private static void videoCodecLines(List<String> l, Codec codec, Codec rtx, Map<String, Integer> ext) {
+        l.add("a=rtpmap:" + codec.payloadType() + " " + codec.name() + "/" + codec.clockRate());
+        if (codec.fmtp() != null && codec.name().equalsIgnoreCase("H264")) l.add("a=fmtp:" + codec.payloadType() + " " + codec.fmtp());
+        if (isVp9(codec)) l.add("a=fmtp:" + codec.payloadType() + " profile-id=0");
+        for (String fb : List.of("nack", "nack pli", "ccm fir", "goog-remb")) {
+            if (codec.feedback().contains(fb)) l.add("a=rtcp-fb:" + codec.payloadType() + " " + fb);
+        }
+        if (ext.containsKey(ExtensionUris.TRANSPORT_CC) && codec.feedback().contains("transport-cc")) {
+            l.add("a=rtcp-fb:" + codec.payloadType() + " transport-cc");
+        }
+        if (rtx != null) {
+            l.add("a=rtpmap:" + rtx.payloadType() + " rtx/" + codec.clockRate());
+            l.add("a=fmtp:" + rtx.payloadType() + " apt=" + codec.payloadType());
+        }
+    }
+
+    static boolean isVp9(Codec c) { return c != null && c.name().equalsIgnoreCase("VP9"); }
+
+    /** VP9 profile 0 (8-bit 4:2:0; no profile-id means 0, RFC 9628 §6), or null. */
+    static Codec vp9Profile0(MediaSection m) {
+        for (Codec c : m.codecs().values()) {
+            if (isVp9(c) && c.clockRate() == 90000 && (c.param("profile-id") == null || "0".equals(c.param("profile-id")))) return c;
+        }
+        return null;
+    }
+
+    /**
+     * A publisher's video codec: VP9 profile 0 when the offer lists it before any other media codec (the
+     * browser was asked to prefer it), else as {@link #pickCodec}. Chromium lists VP8 first by default.
+     */
+    static Codec pickPublishCodec(MediaSection m) {
+        if (m.kind().equals("video")) {
+            for (Codec c : m.codecs().values()) {
+                String n = c.name().toLowerCase(java.util.Locale.ROOT);
+                if (n.equals("rtx") || n.equals("red") || n.equals("ulpfec") || n.equals("flexfec-03")) continue;
+                if (isVp9(c) && c.equals(vp9Profile0(m))) return c;
+                break;
+            }
+        }
+        return pickCodec(m);
+    }
 
     /** Opus for audio; VP8, else H.264 constrained baseline with packetization-mode 1, for video. */
     static Codec pickCodec(MediaSection m) {

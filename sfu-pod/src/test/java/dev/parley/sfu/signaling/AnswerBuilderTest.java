@@ -106,4 +106,58 @@ public class AnswerBuilderTest {
         assertThatThrownBy(() -> AnswerBuilder.answer(noIce, true, IceCredentials.random(), FP, CANDS, Map.of()))
                 .isInstanceOf(SdpException.class);
     }
+
+    /** The shared offer's video section with VP9 profiles 0 and 2 (and RTX) added, VP9 first when {@code vp9First}. */
+    static String offerWithVp9(String dir, boolean vp9First) {
+        String o = offer(dir, false);
+        String formats = vp9First ? "100 101 102 98 99 96 97" : "98 99 96 97 100 101 102";
+        return o.replace("m=video 9 UDP/TLS/RTP/SAVPF 98 99 96 97", "m=video 9 UDP/TLS/RTP/SAVPF " + formats)
+                .replace("a=rtpmap:98 H264/90000", String.join("\r\n",
+                        "a=rtpmap:100 VP9/90000", "a=rtcp-fb:100 nack", "a=rtcp-fb:100 nack pli", "a=rtcp-fb:100 transport-cc",
+                        "a=fmtp:100 profile-id=0", "a=rtpmap:101 rtx/90000", "a=fmtp:101 apt=100",
+                        "a=rtpmap:102 VP9/90000", "a=fmtp:102 profile-id=2", "a=rtpmap:98 H264/90000"));
+    }
+
+    @Test
+    void publisherPreferringVp9PublishesVp9Profile0WithRtx() {
+        AnswerBuilder.Result r = AnswerBuilder.answer(offerWithVp9("sendonly", true), true, IceCredentials.random(), FP, CANDS, Map.of());
+        MediaPlan v = r.media().get(1);
+        assertThat(v.codec()).isEqualTo("VP9");
+        assertThat(v.payloadType()).isEqualTo(100);
+        assertThat(v.rtxPayloadType()).isEqualTo(101);
+        assertThat(v.vp9PayloadType()).isEqualTo(100);
+        MediaSection video = SessionDescription.parse(r.answer()).media().get(1);
+        assertThat(video.formats()).containsExactly("100", "101");
+        assertThat(video.codecs().get(100).fmtp()).isEqualTo("profile-id=0");
+        assertThat(video.codecs().get(100).feedback()).contains("nack", "nack pli", "transport-cc");
+        assertThat(video.rtxFor(100).payloadType()).isEqualTo(101);
+    }
+
+    @Test
+    void vp8StaysThePublishDefaultWhenVp9IsOnlyOffered() {
+        AnswerBuilder.Result r = AnswerBuilder.answer(offerWithVp9("sendonly", false), true, IceCredentials.random(), FP, CANDS, Map.of());
+        MediaPlan v = r.media().get(1);
+        assertThat(v.codec()).isEqualTo("VP8");
+        assertThat(v.vp9PayloadType()).isZero();
+        assertThat(SessionDescription.parse(r.answer()).media().get(1).formats()).containsExactly("96", "97");
+    }
+
+    @Test
+    void subscribeSlotAcceptsVp9NextToVp8() {
+        AnswerBuilder.Result r = AnswerBuilder.answer(offerWithVp9("recvonly", false), false, IceCredentials.random(), FP, CANDS, Map.of());
+        MediaPlan v = r.media().get(1);
+        assertThat(v.codec()).isEqualTo("VP8");
+        assertThat(v.payloadType()).isEqualTo(96);
+        assertThat(v.rtxPayloadType()).isEqualTo(97);
+        assertThat(v.vp9PayloadType()).isEqualTo(100);
+        assertThat(v.vp9RtxPayloadType()).isEqualTo(101);
+        MediaSection video = SessionDescription.parse(r.answer()).media().get(1);
+        assertThat(video.formats()).containsExactly("96", "97", "100", "101");   // profile 2 (10-bit) is not taken
+        assertThat(video.codecs().get(100).fmtp()).isEqualTo("profile-id=0");
+        assertThat(video.rtxFor(100).payloadType()).isEqualTo(101);
+        assertThat(video.rtxFor(96).payloadType()).isEqualTo(97);
+        // without VP9 in the offer nothing changes
+        MediaPlan plain = AnswerBuilder.answer(offer("recvonly", false), false, IceCredentials.random(), FP, CANDS, Map.of()).media().get(1);
+        assertThat(plain.vp9PayloadType()).isZero();
+    }
 }
