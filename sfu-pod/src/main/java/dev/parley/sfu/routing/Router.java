@@ -622,6 +622,7 @@ public final class Router implements PacketHandler, TransportListener {
                 if (keyframe) {
                     readVp8Size(layer, b, off + hl + vp8.length, pl - vp8.length);
                     keyframes.onKeyframe(layer.ssrc);
+                    if (LOG.isDebugEnabled()) LOG.debug("keyframe {} layer {} seq {}{}", tr.trackId, layer.index, RtpPacket.sequence(b, off), repair ? " (repair)" : "");
                 }
             } else {
                 keyframe = H264Keyframes.isKeyframe(b, off + hl, pl);
@@ -934,6 +935,7 @@ public final class Router implements PacketHandler, TransportListener {
         Participant pub = l.track.owner;
         if (pub.publish == null || !pub.publish.connected()) return;
         l.lastPliNanos = now;
+        if (LOG.isDebugEnabled()) LOG.debug("PLI → {} layer {}", l.track.trackId, l.index);
         int n = Rtcp.writePli(ctl, 0, pub.rtcpSsrc, l.ssrc);
         if (pub.publish.sendRtcp(ctl, 0, n)) metrics.plisSent.increment();
     }

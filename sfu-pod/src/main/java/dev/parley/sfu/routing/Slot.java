@@ -9,6 +9,7 @@ import dev.parley.media.rtp.RtpPacket;
  * changes: every switch recomputes offsets so the receiver sees one unbroken stream.
  */
 final class Slot {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Slot.class);
     final Participant subscriber;
     final String mid;
     final boolean video;
@@ -92,6 +93,12 @@ final class Slot {
             tsOffset = (lastOutTs + ticks - inTs) & 0xFFFFFFFFL;
             if (vp8 != null && vp8.pictureIdBits > 0) pidOffset = (lastOutPid + 1 - vp8.pictureId) & 0x7FFF;
             if (vp8 != null && vp8.tl0PicIdx >= 0) tl0Offset = (lastOutTl0 + 1 - vp8.tl0PicIdx) & 0xFF;
+        }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} {}: {} layer {} at in seq {} pid {} tl0 {} → out seq {} pid {} tl0 {} ts {}", subscriber.id, mid,
+                    current == layer ? "restart" : "switch to", layer.index, inSeq, vp8 == null ? -1 : vp8.pictureId,
+                    vp8 == null ? -1 : vp8.tl0PicIdx, (inSeq + seqOffset) & 0xFFFF, vp8 == null ? -1 : (vp8.pictureId + pidOffset) & 0x7FFF,
+                    vp8 == null ? -1 : (vp8.tl0PicIdx + tl0Offset) & 0xFF, (inTs + tsOffset) & 0xFFFFFFFFL);
         }
         if (temporal != null) temporal.reset();
         if (current != null && current != layer) layerSwitches++;
