@@ -776,16 +776,16 @@ public final class Router implements PacketHandler, TransportListener {
         System.arraycopy(b, off + hl, o, p, bodyLen);
         if (vp8 != null) {
             int shift = p - (off + hl);
+            int pid = -1, tl0 = -1;
             if (vp8.pictureIdBits > 0) {
-                int pid = (vp8.pictureId + s.pidOffset - tf.pidShift) & 0x7FFF;
+                pid = (vp8.pictureId + s.pidOffset - tf.pidShift) & 0x7FFF;
                 writePid(o, vp8.pictureIdOffset + shift, vp8.pictureIdBits, pid);
-                s.lastOutPid = pid;
             }
             if (vp8.tl0PicIdx >= 0) {
-                int tl0 = (vp8.tl0PicIdx + s.tl0Offset) & 0xFF;
+                tl0 = (vp8.tl0PicIdx + s.tl0Offset) & 0xFF;
                 o[vp8.tl0PicIdxOffset + shift] = (byte) tl0;
-                s.lastOutTl0 = tl0;
             }
+            s.noteVp8Out(pid, vp8.pictureIdBits, tl0);      // only newer numbers move the switch point
         }
         int total = p + bodyLen;
         if (RtpPacket.seqDelta(outSeq, s.lastOutSeq) > 0 || s.packetsSent == 0) {

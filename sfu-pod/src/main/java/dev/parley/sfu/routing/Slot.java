@@ -75,6 +75,27 @@ final class Slot {
         target = null;
     }
 
+    /**
+     * Records a forwarded packet's outgoing picture id and TL0PICIDX (-1: the packet has none). Only a newer value
+     * moves them: a late packet (reordered, or the publisher's repair of an older picture) forwarded just before a
+     * switch must not make the next layer's keyframe reuse numbers the receiver already has — libwebrtc drops a
+     * keyframe whose picture id is not ahead of what it decoded, and keeps its base-layer info per TL0PICIDX, so a
+     * reused TL0PICIDX makes the new layer's base-layer pictures look like old ones (dropped: frames stop).
+     */
+    void noteVp8Out(int pid, int pidBits, int tl0) {
+        if (pid >= 0) {
+            int sh = 32 - (pidBits == 7 ? 7 : 15);
+            if (!pidSeen || ((pid - lastOutPid) << sh) >> sh > 0) lastOutPid = pid;
+            pidSeen = true;
+        }
+        if (tl0 >= 0) {
+            if (!tl0Seen || (byte) (tl0 - lastOutTl0) > 0) lastOutTl0 = tl0;
+            tl0Seen = true;
+        }
+    }
+
+    private boolean pidSeen, tl0Seen;
+
     /** Starts forwarding {@code layer} from this packet on, continuing the outgoing number spaces. */
     void switchTo(Layer layer, byte[] b, int off, Vp8Descriptor vp8, long now) {
         int inSeq = RtpPacket.sequence(b, off);
