@@ -167,6 +167,12 @@ public final class SendSideBandwidthEstimator implements FeedbackSink {
             loss.onProbeResult(batchProbeBps);
         } else {
             aimd.update(usage, ackedBps, nowMicros);
+            if (usage != BandwidthUsage.OVERUSING && batchProbeBps > estimateBps) {
+                // the path carried more than the final estimate: a loss cap left from an earlier overload (below the
+                // delay-based estimate) must not ignore that, or it only grows 8 %/s (seen: 36 kbps → 120 kbps in
+                // 14 s after the browser test lifted its limit, every probe result between the two discarded)
+                loss.onProbeResult(batchProbeBps);
+            }
         }
         combine(aimd.estimateBps(), nowMicros);
         alr.update(nowMicros, estimateBps);

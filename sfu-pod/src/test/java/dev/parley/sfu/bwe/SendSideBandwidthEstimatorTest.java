@@ -106,6 +106,28 @@ class SendSideBandwidthEstimatorTest {
         assertThat(sim.maxEstimate(17_000, 25_000)).as(trace).isLessThan(400_000);
     }
 
+    /**
+     * A loss cap left from a lossy spell sits far below the delay-based estimate; an SFU forwarding a low layer (300
+     * kbps) while it wants 1.5 Mbps probes for more. Probe results between the cap and the delay-based estimate
+     * must lift the cap, not be discarded.
+     */
+    @Test
+    void probesLiftALossCapThatSitsBelowTheDelayBasedEstimate() {
+        LinkEmulator link = new LinkEmulator(10_000_000, 20_000, 500_000, 0.3, 42);
+        ClosedLoopSimulation.SendPolicy sfu = new ClosedLoopSimulation.SendPolicy() {
+            public long mediaBps(long now, long estimate) { return Math.min(estimate, 300_000); }
+            public long desiredBps() { return 1_500_000; }
+        };
+        ClosedLoopSimulation sim = new ClosedLoopSimulation(BweConfig.defaults(), link, sfu, true);
+        sim.run(8_000);
+        long capped = sim.estimator.estimateBps();
+        link.setLossRate(0);
+        sim.run(8_000);
+        String trace = sim.trace(7_000, 16_000, 500);
+        assertThat(capped).as(trace).isLessThan(200_000);
+        assertThat(sim.estimator.estimateBps()).as(trace).isGreaterThan(1_000_000);
+    }
+
     @Test
     void recoversWhenCapacityReturnsWithoutOscillatingBeyondABound() {
         ClosedLoopSimulation sim = sim(2_000_000, 0);
