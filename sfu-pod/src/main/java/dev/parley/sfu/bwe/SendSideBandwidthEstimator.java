@@ -40,6 +40,15 @@ public final class SendSideBandwidthEstimator implements FeedbackSink {
     private EstimatorMode mode = EstimatorMode.STARTUP;
     private long estimateBps;
     private int rttMs = 100;
+    /** An RTT came from RTCP ({@link #onRttMs}); until then the feedback's own round trip stands in for it. */
+    private boolean rttFromRtcp;
+    /**
+     * Round trip measured from transport-cc itself: when a report arrives, minus when the newest packet it
+     * acknowledges was sent (so it includes the path's queueing and up to one feedback interval). Rises at once,
+     * falls smoothly; -1 until the first report.
+     */
+    private int feedbackRttMs = -1;
+    private long batchNewestSendMicros = Long.MIN_VALUE;
     private long unknownFeedback;
     private boolean started;
     // per-feedback accumulation
@@ -82,6 +91,7 @@ public final class SendSideBandwidthEstimator implements FeedbackSink {
     public void onFeedbackStart(long nowMicros) {
         batchOveruse = false;
         batchProbeBps = -1;
+        batchNewestSendMicros = Long.MIN_VALUE;
     }
 
     /**
@@ -112,6 +122,9 @@ public final class SendSideBandwidthEstimator implements FeedbackSink {
         }
         long send = history.sendTimeMicros(slot);
         int size = history.sizeBytes(slot);
+        if (send > batchNewestSendMicros) {
+            batchNewestSendMicros = send;
+        }
         acked.add(arrivalTimeMicros, size);
         if (arrivalTimeMicros > newestArrivalMicros) {
             newestArrivalMicros = arrivalTimeMicros;
@@ -137,6 +150,13 @@ public final class SendSideBandwidthEstimator implements FeedbackSink {
     @Override
     public long onFeedbackEnd(long nowMicros) {
         mode = EstimatorMode.TRANSPORT_CC;
+        if (batchNewestSendMicros != Long.MIN_VALUE) {
+            int sample = (int) Math.max(1, Math.min(3_000, (nowMicros - batchNewestSendMicros) / 1000));
+            feedbackRttMs = feedbackRttMs < 0 || sample >= feedbackRttMs ? sample : (3 * feedbackRttMs + sample) / 4;
+            if (!rttFromRtcp) {
+                aimd.setRttMs(feedbackRttMs);      // at most one decrease per round trip, queueing included
+            }
+        }
         BandwidthUsage usage = batchOveruse ? BandwidthUsage.OVERUSING : detector.state();
         long ackedBps = ackedBitrate();
         if (batchProbeBps > 0) {
@@ -147,6 +167,12 @@ public final class SendSideBandwidthEstimator implements FeedbackSink {
             loss.onProbeResult(batchProbeBps);
         } else {
             aimd.update(usage, ackedBps, nowMicros);
+            if (usage != BandwidthUsage.OVERUSING && batchProbeBps > estimateBps) {
+                // the path carried more than the final estimate: a loss cap left from an earlier overload (below the
+                // delay-based estimate) must not ignore that, or it only grows 8 %/s (seen: 36 kbps → 120 kbps in
+                // 14 s after the browser test lifted its limit, every probe result between the two discarded)
+                loss.onProbeResult(batchProbeBps);
+            }
         }
         combine(aimd.estimateBps(), nowMicros);
         alr.update(nowMicros, estimateBps);
@@ -159,6 +185,7 @@ public final class SendSideBandwidthEstimator implements FeedbackSink {
     /** RTT from RTCP (RR/XR): paces decreases and the additive increase. */
     public void onRttMs(int rtt) {
         this.rttMs = Math.max(1, rtt);
+        this.rttFromRtcp = true;
         aimd.setRttMs(this.rttMs);
     }
 
@@ -231,7 +258,11 @@ public final class SendSideBandwidthEstimator implements FeedbackSink {
 
     private void combine(long delayBasedBps, long nowMicros) {
         long before = Math.min(delayBasedBps, loss.capBps());
-        long cap = loss.update(before, rttMs, nowMicros);
+        // the loss controller waits a round trip between cuts so that it answers each congestion once: with a
+        // queue on the path that round trip is far longer than the nominal 100 ms (500 ms of drop-tail queue
+        // behind a 300 kbps link made it cut five times for one overload and take the estimate to its floor)
+        int lossRttMs = rttFromRtcp || feedbackRttMs < 0 ? rttMs : feedbackRttMs;
+        long cap = loss.update(before, lossRttMs, nowMicros);
         long combined = Math.min(delayBasedBps, cap);
         estimateBps = Math.max(config.minBitrateBps(), Math.min(config.maxBitrateBps(), combined));
     }

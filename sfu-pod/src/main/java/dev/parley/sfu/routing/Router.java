@@ -663,6 +663,7 @@ public final class Router implements PacketHandler, TransportListener {
                 if (keyframe) {
                     readVp8Size(layer, b, off + hl + vp8.length, pl - vp8.length);
                     keyframes.onKeyframe(layer.ssrc);
+                    if (LOG.isDebugEnabled()) LOG.debug("keyframe {} layer {} seq {}{}", tr.trackId, layer.index, RtpPacket.sequence(b, off), repair ? " (repair)" : "");
                 }
             } else {
                 keyframe = H264Keyframes.isKeyframe(b, off + hl, pl);
@@ -837,16 +838,16 @@ public final class Router implements PacketHandler, TransportListener {
         }
         if (vp8 != null) {
             int shift = p - (off + hl);
+            int pid = -1, tl0 = -1;
             if (vp8.pictureIdBits > 0) {
-                int pid = (vp8.pictureId + s.pidOffset - tf.pidShift) & 0x7FFF;
+                pid = (vp8.pictureId + s.pidOffset - tf.pidShift) & 0x7FFF;
                 writePid(o, vp8.pictureIdOffset + shift, vp8.pictureIdBits, pid);
-                s.lastOutPid = pid;
             }
             if (vp8.tl0PicIdx >= 0) {
-                int tl0 = (vp8.tl0PicIdx + s.tl0Offset) & 0xFF;
+                tl0 = (vp8.tl0PicIdx + s.tl0Offset) & 0xFF;
                 o[vp8.tl0PicIdxOffset + shift] = (byte) tl0;
-                s.lastOutTl0 = tl0;
             }
+            s.noteVp8Out(pid, vp8.pictureIdBits, tl0);      // only newer numbers move the switch point
         }
         int total = p + bodyLen;
         if (RtpPacket.seqDelta(outSeq, s.lastOutSeq) > 0 || s.packetsSent == 0) {
@@ -1005,6 +1006,7 @@ public final class Router implements PacketHandler, TransportListener {
         Participant pub = l.track.owner;
         if (pub.publish == null || !pub.publish.connected()) return;
         l.lastPliNanos = now;
+        if (LOG.isDebugEnabled()) LOG.debug("PLI → {} layer {}", l.track.trackId, l.index);
         int n = Rtcp.writePli(ctl, 0, pub.rtcpSsrc, l.ssrc);
         if (pub.publish.sendRtcp(ctl, 0, n)) metrics.plisSent.increment();
     }

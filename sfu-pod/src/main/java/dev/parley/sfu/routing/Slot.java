@@ -10,6 +10,7 @@ import dev.parley.media.rtp.RtpPacket;
  * changes: every switch recomputes offsets so the receiver sees one unbroken stream.
  */
 final class Slot {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Slot.class);
     final Participant subscriber;
     final String mid;
     final boolean video;
@@ -102,6 +103,27 @@ final class Slot {
         target = null;
     }
 
+    /**
+     * Records a forwarded packet's outgoing picture id and TL0PICIDX (-1: the packet has none). Only a newer value
+     * moves them: a late packet (reordered, or the publisher's repair of an older picture) forwarded just before a
+     * switch must not make the next layer's keyframe reuse numbers the receiver already has — libwebrtc drops a
+     * keyframe whose picture id is not ahead of what it decoded, and keeps its base-layer info per TL0PICIDX, so a
+     * reused TL0PICIDX makes the new layer's base-layer pictures look like old ones (dropped: frames stop).
+     */
+    void noteVp8Out(int pid, int pidBits, int tl0) {
+        if (pid >= 0) {
+            int sh = 32 - (pidBits == 7 ? 7 : 15);
+            if (!pidSeen || ((pid - lastOutPid) << sh) >> sh > 0) lastOutPid = pid;
+            pidSeen = true;
+        }
+        if (tl0 >= 0) {
+            if (!tl0Seen || (byte) (tl0 - lastOutTl0) > 0) lastOutTl0 = tl0;
+            tl0Seen = true;
+        }
+    }
+
+    private boolean pidSeen, tl0Seen;
+
     /** Starts forwarding {@code layer} from this packet on, continuing the outgoing number spaces. */
     void switchTo(Layer layer, byte[] b, int off, Vp8Descriptor vp8, long now) { switchTo(layer, b, off, vp8, null, now); }
 
@@ -125,6 +147,12 @@ final class Slot {
             if (vp8 != null && vp8.tl0PicIdx >= 0) tl0Offset = (lastOutTl0 + 1 - vp8.tl0PicIdx) & 0xFF;
             if (vp9 != null && vp9.pictureIdBits > 0) pidOffset = (lastOutPid + 1 - vp9.pictureId) & 0x7FFF;
             if (vp9 != null && vp9.tl0PicIdx >= 0) tl0Offset = (lastOutTl0 + 1 - vp9.tl0PicIdx) & 0xFF;
+        }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} {}: {} layer {} at in seq {} pid {} tl0 {} → out seq {} pid {} tl0 {} ts {}", subscriber.id, mid,
+                    current == layer ? "restart" : "switch to", layer.index, inSeq, vp8 == null ? -1 : vp8.pictureId,
+                    vp8 == null ? -1 : vp8.tl0PicIdx, (inSeq + seqOffset) & 0xFFFF, vp8 == null ? -1 : (vp8.pictureId + pidOffset) & 0x7FFF,
+                    vp8 == null ? -1 : (vp8.tl0PicIdx + tl0Offset) & 0xFF, (inTs + tsOffset) & 0xFFFFFFFFL);
         }
         if (temporal != null) temporal.reset();
         if (svc != null) svc.reset();

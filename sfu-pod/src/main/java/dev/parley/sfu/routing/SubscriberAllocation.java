@@ -9,8 +9,13 @@ import dev.parley.sfu.allocation.TrackState;
 import dev.parley.sfu.allocation.VideoLayer;
 import dev.parley.sfu.bwe.EstimatorMode;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.ObjLongConsumer;
 
 /**
@@ -21,6 +26,7 @@ import java.util.function.ObjLongConsumer;
  * (nothing forwarded; resumed at a keyframe). Audio is never paused. Nothing here runs per packet.
  */
 final class SubscriberAllocation {
+    private static final Logger LOG = LoggerFactory.getLogger(SubscriberAllocation.class);
     /** How often the allocator runs per subscriber. */
     static final long INTERVAL_NANOS = 200_000_000L;
     /**
@@ -52,6 +58,8 @@ final class SubscriberAllocation {
     private final SubscriberAllocator allocator = new SubscriberAllocator();
     private AllocationResult last;
     private long lastRunNanos;
+    /** What was last logged per slot (debug: one line per change of target layer, temporal target or pause). */
+    private final Map<Slot, String> logged = new IdentityHashMap<>();
 
     boolean due(long now) { return now - lastRunNanos >= INTERVAL_NANOS; }
 
@@ -107,6 +115,26 @@ final class SubscriberAllocation {
                 keyframe.accept(target, now);
             }
         }
+        if (LOG.isDebugEnabled()) logChanges(sub, r, tracks);
+    }
+
+    /** Debug: the slot's applied decision and what the allocator saw, when it changed. */
+    private void logChanges(Participant sub, AllocationResult r, List<SubscribedTrack> tracks) {
+        for (Slot s : sub.slots) {
+            if (!s.video || s.track == null) continue;
+            String state = "target=" + (s.target == null ? -1 : s.target.index) + " tt=" + s.temporal.target + " paused=" + s.paused;
+            if (state.equals(logged.put(s, state))) continue;
+            StringBuilder layers = new StringBuilder();
+            for (SubscribedTrack t : tracks) {
+                if (!t.trackId().equals(s.track.trackId)) continue;
+                for (VideoLayer l : t.layers()) {
+                    layers.append(' ').append(l.spatial()).append('/').append(l.temporal()).append('=').append(l.bitrateBps() / 1000)
+                            .append("k@").append(Math.round(l.fps())).append("fps");
+                }
+            }
+            LOG.debug("{} {}: {} current={} est={} budget={} allocated={} layers:{}", sub.id, s.mid, state,
+                    s.current == null ? -1 : s.current.index, sub.bwe.estimateBps(), r.budgetBps(), r.allocatedBps(), layers);
+        }
     }
 
     /**
@@ -133,14 +161,22 @@ final class SubscriberAllocation {
         PublishedTrack t = s.track;
         if (!t.video) return SubscribedTrack.audio(t.trackId, t.layers[0].bitrateBps);
         List<VideoLayer> layers = new ArrayList<>(t.layers.length * 3);
+        long lowerCost = 0;
         for (Layer l : t.layers) {
             long stoppedCost = s.subscriber.meeting.dynacast.stoppedCost(l);   // -1 unless dynacast stopped it
             if (!l.active(now) && stoppedCost < 0) continue;
             if (l.width == 0 && t.layers.length > 1 && now - l.lastPliNanos > 1_000_000_000L) keyframe.accept(l, now); // learn its size
             long cost = t.layers.length == 1 ? Math.min(l.bitrateBps > 0 ? l.bitrateBps : SINGLE_ENCODING_COST_BPS, SINGLE_ENCODING_COST_BPS)
                     : l.bitrateBps;                      // 0 (not measured yet): the allocator assumes a nominal rate
-            if (l == s.current && t.layers.length > 1) cost = cost * 3 / 4;   // its encoder's own swings are no reason to leave it
             if (stoppedCost >= 0 && !l.active(now)) cost = stoppedCost;      // asking for it resumes it (dynacast)
+            // a larger encoding measured cheaper than a smaller one is a measurement of a stream that has just
+            // (re)started or is ramping up, not its price: it costs at least what the layer below costs (seen in the
+            // browser test: a restarted 720p measured 71 kbps for one interval and a 120 kbps subscriber was moved to it)
+            if (cost > 0) {
+                cost = Math.max(cost, lowerCost);
+                lowerCost = cost;
+            }
+            if (l == s.current && t.layers.length > 1) cost = cost * 3 / 4;   // its encoder's own swings are no reason to leave it
             int n = l.temporalLayers;
             if (n <= 1) {
                 layers.add(new VideoLayer(l.index, 0, cost, l.width, l.height, n == 1 && l.temporalFps[0] > 0 ? l.temporalFps[0] : ASSUMED_FPS));

@@ -57,6 +57,26 @@ class SubscriberAllocatorTest {
     }
 
     @Test
+    void aFallingEstimateNeverStepsUpEvenWhenTheHoldRanOut() {
+        // the browser test's transition to a 300 kbps link: budget 300 kbps, the estimate above it for 3 s while
+        // it was still falling from a much higher value towards the new capacity
+        SubscriberAllocator alloc = new SubscriberAllocator(3_000);
+        alloc.allocate(0, 300_000, List.of(AUDIO, CAM));
+        long[] falling = {6_300_000, 6_300_000, 6_300_000, 6_300_000, 6_300_000, 6_000_000, 5_500_000, 4_000_000,
+                2_500_000, 1_800_000, 1_200_000, 1_000_000, 900_000, 738_000, 600_000, 450_000};
+        long t = 0;
+        for (long e : falling) {
+            t += 200;
+            AllocationResult r = alloc.allocate(t, e, List.of(AUDIO, CAM));
+            assertThat(r.budgetBps()).as("budget at %d ms, estimate %d", t, e).isEqualTo(300_000);
+            assertThat(r.track("v1").spatial()).isZero();
+        }
+        // once it stops falling (and held), the budget follows as before
+        for (int i = 0; i < 20; i++) alloc.allocate(t += 200, 450_000, List.of(AUDIO, CAM));
+        assertThat(alloc.allocate(t + 200, 450_000, List.of(AUDIO, CAM)).budgetBps()).isEqualTo(450_000);
+    }
+
+    @Test
     void aDipDuringTheHoldRestartsItFromTheLowerValue() {
         SubscriberAllocator alloc = new SubscriberAllocator(3_000);
         alloc.allocate(0, 300_000, List.of(AUDIO, CAM));

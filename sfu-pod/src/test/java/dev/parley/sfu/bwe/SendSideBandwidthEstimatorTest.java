@@ -76,6 +76,58 @@ class SendSideBandwidthEstimatorTest {
         assertThat(sim.meanEstimate(22_000, 25_000)).as(trace).isBetween(150_000.0, 400_000.0);
     }
 
+    /**
+     * An SFU cannot follow a falling estimate at once: it keeps forwarding the layer it is on until the lower
+     * layer's keyframe (here: what it decided 700 ms earlier). When a 1.5 Mbps stream meets a 300 kbps link
+     * with a 500 ms drop-tail queue, most of what was sent in that time is lost, and the losses keep being
+     * reported for a queue's worth of time after each cut. Cutting again every 300 ms + a nominal 100 ms RTT
+     * answered the same congestion several times and took the estimate to its 30 kbps floor (the browser test:
+     * the video paused at 300 kbps and took 20 s to resume). With the RTT measured from the feedback itself
+     * (queueing included) the loss cuts wait until the previous cut could show.
+     */
+    @Test
+    void aLaggingSenderOnASuddenlyNarrowLinkIsNotCutToTheFloor() {
+        LinkEmulator link = new LinkEmulator(10_000_000, 20_000, 500_000, 0, 42);
+        long[] decided = new long[1000];
+        ClosedLoopSimulation.SendPolicy sfu = (now, estimate) -> {
+            int i = (int) (now / 100_000);
+            decided[i % decided.length] = Math.min(estimate, 1_500_000);
+            return i >= 7 ? decided[(i - 7) % decided.length] : 300_000;
+        };
+        ClosedLoopSimulation sim = new ClosedLoopSimulation(BweConfig.defaults(), link, sfu, true);
+        sim.run(15_000);
+        assertThat(sim.estimator.estimateBps()).as(sim.trace(0, 15_000, 500)).isGreaterThan(1_000_000);
+        link.setCapacityBps(300_000);
+        sim.run(10_000);
+        String trace = sim.trace(14_000, 25_000, 100);
+        // above what audio (40 kbps here) and a 180p base layer (≈ 30–40 kbps) need: the video need not pause
+        // (before: cut five times in 1.3 s, down to 56 kbps)
+        assertThat(sim.minEstimate(15_000, 25_000)).as(trace).isGreaterThan(80_000);
+        assertThat(sim.maxEstimate(17_000, 25_000)).as(trace).isLessThan(400_000);
+    }
+
+    /**
+     * A loss cap left from a lossy spell sits far below the delay-based estimate; an SFU forwarding a low layer (300
+     * kbps) while it wants 1.5 Mbps probes for more. Probe results between the cap and the delay-based estimate
+     * must lift the cap, not be discarded.
+     */
+    @Test
+    void probesLiftALossCapThatSitsBelowTheDelayBasedEstimate() {
+        LinkEmulator link = new LinkEmulator(10_000_000, 20_000, 500_000, 0.3, 42);
+        ClosedLoopSimulation.SendPolicy sfu = new ClosedLoopSimulation.SendPolicy() {
+            public long mediaBps(long now, long estimate) { return Math.min(estimate, 300_000); }
+            public long desiredBps() { return 1_500_000; }
+        };
+        ClosedLoopSimulation sim = new ClosedLoopSimulation(BweConfig.defaults(), link, sfu, true);
+        sim.run(8_000);
+        long capped = sim.estimator.estimateBps();
+        link.setLossRate(0);
+        sim.run(8_000);
+        String trace = sim.trace(7_000, 16_000, 500);
+        assertThat(capped).as(trace).isLessThan(200_000);
+        assertThat(sim.estimator.estimateBps()).as(trace).isGreaterThan(1_000_000);
+    }
+
     @Test
     void recoversWhenCapacityReturnsWithoutOscillatingBeyondABound() {
         ClosedLoopSimulation sim = sim(2_000_000, 0);

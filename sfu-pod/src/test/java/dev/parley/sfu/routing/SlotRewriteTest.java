@@ -50,6 +50,34 @@ class SlotRewriteTest {
     }
 
     @Test
+    void aLateRepairForwardedBeforeASwitchDoesNotRewindThePictureNumbers() {
+        Meeting m = new Meeting("m");
+        Participant pub = new Participant("pub", m), sub = new Participant("sub", m);
+        PublishedTrack t = new PublishedTrack(pub, "1", true, "VP8", 96, 97, 90000, List.of("q", "f"), 0);
+        Slot s = new Slot(sub, "3", true, 0x1234, 100, 0, 0);
+        s.attach(t);
+        Vp8Descriptor d = new Vp8Descriptor();
+        byte[] a = vp8(1000, 5000, 300);
+        d.parse(a, 12, 28);
+        s.switchTo(t.layers[1], a, 0, d, 0);
+        s.lastOutSeq = 1010; s.lastOutTs = 8000; s.lastOutNanos = 0; s.packetsSent = 11;
+        // forwarded: pictures up to 305 (TL0PICIDX 41), then the publisher's late repair of picture 303 (TL0PICIDX 40)
+        s.noteVp8Out(305, 15, 41);
+        s.noteVp8Out(303, 15, 40);
+        assertThat(s.lastOutPid).isEqualTo(305);
+        assertThat(s.lastOutTl0).isEqualTo(41);
+        // the down-switch's keyframe continues after the newest numbers, not after the repair's
+        byte[] b = vp8(60000, 4_000_000_000L, 20);
+        d.parse(b, 12, 28);
+        s.switchTo(t.layers[0], b, 0, d, 33_000_000L);
+        assertThat((20 + s.pidOffset) & 0x7FFF).isEqualTo(306);
+        // and across the wraps: 15-bit picture id 32767 → 0, TL0PICIDX 255 → 0 are steps forward
+        for (int[] step : new int[][]{{16000, 100}, {32000, 200}, {0x7FFF, 255}, {0, 0}}) s.noteVp8Out(step[0], 15, step[1]);
+        assertThat(s.lastOutPid).isZero();
+        assertThat(s.lastOutTl0).isZero();
+    }
+
+    @Test
     void layerRemembersWhichSequenceNumbersArrived() {
         Meeting m = new Meeting("m");
         PublishedTrack t = new PublishedTrack(new Participant("pub", m), "1", true, "VP8", 96, 97, 90000, List.of(), 0);

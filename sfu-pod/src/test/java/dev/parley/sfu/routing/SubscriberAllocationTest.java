@@ -152,6 +152,30 @@ class SubscriberAllocationTest {
         assertThat(s.waitingKeyframe).as("resumes at a keyframe").isTrue();
     }
 
+    @Test
+    void aRestartedTopLayerMeasuredCheapIsNotTakenForItsPrice() {
+        PublishedTrack a = camera(alice, 100);
+        Slot s = slot(a, "1");
+        // the 720p encoding restarted (the browser stopped it for 5 s and resumed it): one interval with a few pictures
+        Layer top = a.layers[2];
+        for (int i = 0; i < 5; i++) top.updateBitrate(now += SECOND);
+        for (int p = 0; p < 4; p++) {
+            int tid = L1T3[p % 4];
+            int bytes = tid == 0 ? 3000 : 1000;
+            top.onTemporal(tid, bytes, true);
+            top.bytesReceived += bytes;
+        }
+        top.updateBitrate(now + SECOND);
+        now += SECOND;
+        assertThat(top.bitrateBps).as("720p as measured").isLessThan(a.layers[1].bitrateBps / 5);
+        sub.resetCongestionControl();
+        sub.bwe.onRemb(250_000, now / 1000);
+        refresh(a);
+        sub.allocation.run(sub, now, (layer, t) -> keyframesAsked.add(layer));
+        // 720p costs at least what 360p costs (648 kbps): at 250 kbps the subscriber stays on 180p
+        assertThat(s.target).isSameAs(a.layers[0]);
+    }
+
     /** One allocation round 200 ms later, the publisher still sending. */
     private void step(PublishedTrack... tracks) {
         now += SubscriberAllocation.INTERVAL_NANOS;
