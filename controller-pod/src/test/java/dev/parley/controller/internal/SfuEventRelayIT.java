@@ -23,15 +23,6 @@ class SfuEventRelayIT {
     @RegisterExtension
     static final ControllerHarness h = ControllerHarness.perClass(1, "controller-0");
 
-    private static WsClient joined(Scenario s, String[] who, String key) throws Exception {
-        var t = s.transport(0, who[0], who[1], 0, key);
-        assertThat(t.status()).as(t.raw()).isEqualTo(200);
-        WsClient ws = new WsClient(t.text("signaling_endpoint"));
-        ws.send("{\"type\":\"join\",\"connect_ticket\":\"" + t.text("connect_ticket") + "\"}");
-        ws.await("joined", 20_000);
-        return ws;
-    }
-
     private static void sfuEvent(String body) {
         var r = h.call(0, "POST", "/internal/v1/sfu-events", ControllerHarness.INTERNAL_SECRET, null, body);
         assertThat(r.status()).as(r.raw()).isEqualTo(204);
@@ -59,7 +50,7 @@ class SfuEventRelayIT {
         Scenario s = new Scenario(h).meeting(false);
         String[] a = s.admittedAttendee(0);
         String[] b = s.admittedAttendee(0);
-        try (WsClient wa = joined(s, a, "ta"); WsClient wb = joined(s, b, "tb")) {
+        try (WsClient wa = s.joinedSocket(a, "ta"); WsClient wb = s.joinedSocket(b, "tb")) {
             sfuEvent("{\"type\":\"publisher_layers\",\"meeting_id\":\"" + s.meetingId + "\",\"participant_id\":\"" + a[1]
                     + "\",\"transport_generation\":1,\"sfu\":\"sfu-0\",\"data\":{\"track_id\":\"" + a[1] + ":1\",\"mid\":\"1\","
                     + "\"max_spatial_layer\":0,\"active_layers\":[true,false,false],\"rids\":[\"q\",\"h\",\"f\"],\"paused\":[1,2],\"resumed\":[]}}");
@@ -99,7 +90,7 @@ class SfuEventRelayIT {
     void aTargetedEventWithoutParticipantOrForAStrangerReachesNobody() throws Exception {
         Scenario s = new Scenario(h).meeting(false);
         String[] a = s.admittedAttendee(0);
-        try (WsClient wa = joined(s, a, "ta")) {
+        try (WsClient wa = s.joinedSocket(a, "ta")) {
             sfuEvent("{\"type\":\"subscription_resumed\",\"meeting_id\":\"" + s.meetingId + "\",\"data\":{\"track_id\":\"x:1\"}}");
             sfuEvent("{\"type\":\"publisher_layers\",\"meeting_id\":\"" + s.meetingId
                     + "\",\"participant_id\":\"recorder:job:1\",\"data\":{\"track_id\":\"x:1\"}}");

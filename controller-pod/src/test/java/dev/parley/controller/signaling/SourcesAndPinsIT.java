@@ -8,9 +8,8 @@ import dev.parley.controller.testing.WsClient;
 import dev.parley.platform.internal.CreateTransportRequest;
 import dev.parley.platform.internal.PublishSource;
 import dev.parley.platform.internal.TrackSubscription;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -24,27 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code track_published} with its {@code source} to the meeting.
  */
 class SourcesAndPinsIT {
-    static ControllerHarness h;
-
-    @BeforeAll
-    static void up() throws Exception {
-        h = new ControllerHarness(1);
-        h.startController("controller-0");
-    }
-
-    @AfterAll
-    static void down() throws Exception {
-        h.close();
-    }
-
-    private static WsClient joined(Scenario s, String[] who, String key) throws Exception {
-        var t = s.transport(0, who[0], who[1], 0, key);
-        assertThat(t.status()).as(t.raw()).isEqualTo(200);
-        WsClient ws = new WsClient(t.text("signaling_endpoint"));
-        ws.send("{\"type\":\"join\",\"connect_ticket\":\"" + t.text("connect_ticket") + "\"}");
-        ws.await("joined", 20_000);
-        return ws;
-    }
+    @RegisterExtension
+    static final ControllerHarness h = ControllerHarness.perClass(1, "controller-0");
 
     /** The next {@code answer}, {@code subscribed} or {@code error} message. */
     private static JsonNode reply(WsClient ws) throws InterruptedException {
@@ -65,7 +45,7 @@ class SourcesAndPinsIT {
         TestSfuDouble sfu = h.sfus.get(0);
         Scenario s = new Scenario(h).meeting(false);
         String[] a = s.admittedAttendee(0);
-        try (WsClient ws = joined(s, a, "src")) {
+        try (WsClient ws = s.joinedSocket(a, "src")) {
             int before = sfu.transportsCreated.get();
             for (String bad : List.of("[{\"mid\":\"2\",\"source\":\"window\"}]", "[{\"mid\":2,\"source\":\"screen\"}]",
                     "{\"2\":\"screen\"}", "[" + "{\"mid\":\"1\",\"source\":\"camera\"},".repeat(16) + "{\"mid\":\"2\",\"source\":\"screen\"}]")) {
@@ -107,7 +87,7 @@ class SourcesAndPinsIT {
     void theSfusTrackPublishedCarriesItsSourceToTheMeeting() throws Exception {
         Scenario s = new Scenario(h).meeting(false);
         String[] a = s.admittedAttendee(0), b = s.admittedAttendee(0);
-        try (WsClient wa = joined(s, a, "pa"); WsClient wb = joined(s, b, "pb")) {
+        try (WsClient wa = s.joinedSocket(a, "pa"); WsClient wb = s.joinedSocket(b, "pb")) {
             var r = h.call(0, "POST", "/internal/v1/sfu-events", ControllerHarness.INTERNAL_SECRET, null,
                     "{\"type\":\"track_published\",\"meeting_id\":\"" + s.meetingId + "\",\"participant_id\":\"" + a[1]
                             + "\",\"transport_generation\":1,\"sfu\":\"sfu-0\",\"data\":{\"track_id\":\"" + a[1] + ":2\","

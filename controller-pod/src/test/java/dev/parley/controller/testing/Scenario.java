@@ -67,4 +67,17 @@ public final class Scenario {
         assertThat(r.status()).as(r.raw()).isEqualTo(200);
         return r.body();
     }
+
+    /**
+     * Takes a transport for {@code who} ({token, participant id}) on controller 0 with idempotency key {@code key},
+     * opens its signaling socket and joins with the connect ticket; returns the joined socket.
+     */
+    public WsClient joinedSocket(String[] who, String key) throws Exception {
+        var t = transport(0, who[0], who[1], 0, key);
+        assertThat(t.status()).as(t.raw()).isEqualTo(200);
+        WsClient ws = new WsClient(t.text("signaling_endpoint"));
+        ws.send("{\"type\":\"join\",\"connect_ticket\":\"" + t.text("connect_ticket") + "\"}");
+        ws.await("joined", 20_000);
+        return ws;
+    }
 }

@@ -2,12 +2,9 @@ package dev.parley.e2e.web;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.microsoft.playwright.Browser;
-import com.microsoft.playwright.Playwright;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,7 +14,6 @@ import java.time.Duration;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The whole path of a screen share's source, on the real platform (controller and SFU processes, the web app in
@@ -30,6 +26,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ScreenShareBrowserIT {
+    @RegisterExtension
+    static final BrowserPlatform<LocalPlatform> env = BrowserPlatform.of(() -> LocalPlatform.missing(1),
+            () -> LocalPlatform.start(1, Map.of()));
     /** A moving canvas as the "screen" (getDisplayMedia needs a picker; the SDK takes any video track). */
     private static final String SHARE_CANVAS = """
         async () => {
@@ -46,35 +45,11 @@ class ScreenShareBrowserIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private LocalPlatform platform;
-    private String skipReason;
-    private Playwright pw;
-    private Browser browser;
-
-    @BeforeAll
-    void start() throws Exception {
-        skipReason = LocalPlatform.missing(1);
-        if (skipReason != null) {
-            System.out.println("ScreenShareBrowserIT skipped: " + skipReason);
-            return;
-        }
-        platform = LocalPlatform.start(1, Map.of());
-        pw = Playwright.create();
-        browser = Chromium.launch(pw);
-    }
-
-    @AfterAll
-    void stop() {
-        if (browser != null) browser.close();
-        if (pw != null) pw.close();
-        if (platform != null) platform.close();
-    }
 
     @Test
     void aSharedScreenReachesTheViewerAsAScreenAndPinsAndRoundTripReachTheSfuAndSdk() throws Exception {
-        assumeTrue(skipReason == null, skipReason);
-        try (BrowserParticipant host = new BrowserParticipant(browser, platform.baseUrl(), "Hana Host");
-             BrowserParticipant viewer = new BrowserParticipant(browser, platform.baseUrl(), "Vik Viewer")) {
+        try (BrowserParticipant host = new BrowserParticipant(env.browser(), env.platform().baseUrl(), "Hana Host");
+             BrowserParticipant viewer = new BrowserParticipant(env.browser(), env.platform().baseUrl(), "Vik Viewer")) {
             String link = host.createAndJoin("Screen share");
             viewer.join(link);
             host.awaitConnected(Duration.ofSeconds(30));
@@ -149,9 +124,9 @@ class ScreenShareBrowserIT {
 
     /** The participant's entry in the SFU's GET /state. */
     private JsonNode sfuParticipant(String pid) throws Exception {
-        int port = platform.sfuInternalPorts.values().iterator().next();
+        int port = env.platform().sfuInternalPorts.values().iterator().next();
         String body = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/internal/v1/state"))
-                .header("Authorization", "Bearer " + platform.internalSecret).timeout(Duration.ofSeconds(5)).GET().build(),
+                .header("Authorization", "Bearer " + env.platform().internalSecret).timeout(Duration.ofSeconds(5)).GET().build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         for (JsonNode m : JSON.readTree(body).path("meetings")) {
             for (JsonNode p : m.path("participants")) if (pid.equals(p.path("participant_id").asText())) return p;

@@ -424,7 +424,7 @@ public final class Router implements PacketHandler, TransportListener {
                     lm.put("temporal", s.temporal.current);              // highest TID forwarded (3 = all)
                     lm.put("target_temporal", s.temporal.target);
                     lm.put("temporal_layers", s.current == null ? 0 : s.current.temporalLayers);
-                    lm.put("temporal_dropped_packets", s.temporal.droppedPackets);
+                    lm.put("temporal_dropped_packets", s.temporal.droppedPackets());
                     if (s.track.vp9) lm.put("svc", svcState(s));
                     layers.add(lm);
                 }
@@ -457,7 +457,7 @@ public final class Router implements PacketHandler, TransportListener {
         List<Long> bps = new ArrayList<>();
         for (int i = 0; i < st.layers(); i++) bps.add(st.spatialBps[i]);
         m.put("spatial_bps", bps);
-        m.put("dropped_packets", s.svc.droppedPackets);
+        m.put("dropped_packets", s.svc.droppedPackets());
         m.put("spatial_switches", s.svc.spatialSwitches);
         return m;
     }

@@ -1,9 +1,7 @@
 package dev.parley.sfu.routing;
 
 import dev.parley.media.codec.Vp9Descriptor;
-import dev.parley.media.rtp.RtpPacket;
 
-import java.util.Arrays;
 
 /**
  * One video slot's VP9 SVC layer filter (docs/sfu.md "VP9 SVC"): of the single RTP stream that carries every
@@ -31,9 +29,6 @@ final class SvcFilter {
     static final int DROP = TemporalFilter.DROP, FORWARD = TemporalFilter.FORWARD, FILL = TemporalFilter.FILL;
     /** Target meaning "every layer" (SID and TID have 3 bits). */
     static final int ALL = 7;
-    private static final int SEQ_RING = 512;           // as deep as the slot's NACK cache
-    private static final int DROPPED = -1;
-    private static final int RESERVED = 1 << 30;
 
     /** Highest spatial / temporal layer the selection wants forwarded. */
     int targetSpatial = ALL, targetTemporal = ALL;
@@ -43,7 +38,6 @@ final class SvcFilter {
     int seqShift;
     /** Set by a forwarding {@link #admit}: the packet must carry the marker bit (it ends the picture as forwarded). */
     boolean marker;
-    long droppedPackets;
     /** Changes of {@link #currentSpatial} (observability). */
     long spatialSwitches;
 
@@ -52,19 +46,14 @@ final class SvcFilter {
     private boolean upWanted, temporalUpWanted;
     private long upAskedAt, temporalUpSince;
 
-    private boolean seqInit;
-    private int highestSeq, seqDrops;
-    private final int[] seqTag = new int[SEQ_RING];       // seq + 1 the entry is for; 0 = none
-    private final int[] seqShiftAt = new int[SEQ_RING];   // its shift, or DROPPED (RESERVED: not seen yet)
+    private final DenseSequence seqs = new DenseSequence();
 
     /** A new input stream starts at the next packet (a keyframe): current layers jump to the targets. */
     void reset() {
-        seqInit = false;
+        seqs.reset();
         pictureInit = false;
-        seqDrops = 0;
         currentSpatial = targetSpatial;
         currentTemporal = targetTemporal;
-        Arrays.fill(seqTag, 0);
     }
 
     /**
@@ -74,47 +63,18 @@ final class SvcFilter {
      */
     int admit(int seq, Vp9Descriptor d, boolean keyframe) {
         marker = false;
-        if (!seqInit) {
-            seqInit = true;
-            highestSeq = (seq - 1) & 0xFFFF;
-        }
-        int delta = RtpPacket.seqDelta(seq, highestSeq);
+        int delta = seqs.delta(seq);
         if (delta > 0) picture(d, keyframe);
         int sid = d.sid();
-        boolean forward = sid <= currentSpatial && d.tid() <= currentTemporal;
-        if (delta > 0) {
-            for (int i = Math.max(1, delta - SEQ_RING); i < delta; i++) put((highestSeq + i) & 0xFFFF, seqDrops | RESERVED);
-            highestSeq = seq;
-            if (!forward) {
-                put(seq, DROPPED);
-                seqDrops++;
-                droppedPackets++;
-                return DROP;
-            }
-            put(seq, seqDrops);
-            seqShift = seqDrops;
-            marker = d.endOfFrame && sid == currentSpatial;
-            return FORWARD;
-        }
-        int i = seq & (SEQ_RING - 1);
-        if (-delta >= SEQ_RING || seqTag[i] != seq + 1 || seqShiftAt[i] == DROPPED) return DROP;
-        int at = seqShiftAt[i];
-        seqShift = at & ~RESERVED;
-        if (forward) {
-            seqShiftAt[i] = seqShift;
-            marker = d.endOfFrame && sid == currentSpatial;
-            return FORWARD;
-        }
-        if ((at & RESERVED) == 0) return DROP;
-        seqShiftAt[i] = DROPPED;                              // its number is used up by the fill
-        droppedPackets++;
-        return FILL;
+        int fate = seqs.admit(seq, delta, sid <= currentSpatial && d.tid() <= currentTemporal);
+        seqShift = seqs.shift;
+        if (fate == FORWARD) marker = d.endOfFrame && sid == currentSpatial;
+        return fate;
     }
 
-    private void put(int seq, int shift) {
-        int i = seq & (SEQ_RING - 1);
-        seqTag[i] = seq + 1;
-        seqShiftAt[i] = shift;
+    /** Packets this filter dropped (or turned into padding fills). */
+    long droppedPackets() {
+        return seqs.dropped;
     }
 
     /** At the first packet of each new picture: moves the current layers towards the targets where decodable. */

@@ -1,7 +1,6 @@
 package dev.parley.sfu.routing;
 
 import dev.parley.media.codec.Vp8Descriptor;
-import dev.parley.media.rtp.RtpPacket;
 
 import java.util.Arrays;
 
@@ -27,10 +26,9 @@ import java.util.Arrays;
  */
 final class TemporalFilter {
     /** {@link #admit} results. */
-    static final int DROP = 0, FORWARD = 1, FILL = 2;
+    static final int DROP = DenseSequence.DROP, FORWARD = DenseSequence.FORWARD, FILL = DenseSequence.FILL;
     /** Target meaning "every temporal layer" (VP8's TID has 2 bits). */
     static final int ALL = 3;
-    private static final int SEQ_RING = 512;          // as deep as the slot's NACK cache
     private static final int PIC_RING = 128;          // ≈ 4 s of pictures at 30 fps
     private static final int DROPPED = -1;
     /** Marks a ring entry reserved for a packet / picture not seen yet (its fate is decided when it comes). */
@@ -42,15 +40,12 @@ final class TemporalFilter {
     int current = ALL;
     /** Set by a successful {@link #admit}: subtract from the packet's sequence number and picture id. */
     int seqShift, pidShift;
-    long droppedPackets, droppedPictures;
+    long droppedPictures;
     /** {@link #current} is below what the target and stream allow, since {@link #upWantedSince} (System.nanoTime). */
     private boolean upWanted;
     private long upWantedSince;
 
-    private boolean seqInit;
-    private int highestSeq, seqDrops;
-    private final int[] seqTag = new int[SEQ_RING];       // seq + 1 the entry is for; 0 = none
-    private final int[] seqShiftAt = new int[SEQ_RING];   // its shift, or DROPPED
+    private final DenseSequence seqs = new DenseSequence();
 
     private boolean picInit;
     private int highestPid, pidBits, pidDrops;
@@ -59,12 +54,10 @@ final class TemporalFilter {
 
     /** A new input number space starts at the next packet (layer or track switch, at a keyframe). */
     void reset() {
-        seqInit = false;
+        seqs.reset();
         picInit = false;
-        seqDrops = 0;
         pidDrops = 0;
         current = target;
-        Arrays.fill(seqTag, 0);
         Arrays.fill(picTag, 0);
     }
 
@@ -76,42 +69,14 @@ final class TemporalFilter {
      */
     int admit(int seq, Vp8Descriptor vp8, boolean keyframe) {
         boolean forward = picture(vp8, keyframe);
-        if (!seqInit) {
-            seqInit = true;
-            highestSeq = (seq - 1) & 0xFFFF;
-        }
-        int d = RtpPacket.seqDelta(seq, highestSeq);
-        if (d > 0) {
-            for (int i = Math.max(1, d - SEQ_RING); i < d; i++) put((highestSeq + i) & 0xFFFF, seqDrops | RESERVED);   // a gap
-            highestSeq = seq;
-            if (!forward) {
-                put(seq, DROPPED);
-                seqDrops++;
-                droppedPackets++;
-                return DROP;
-            }
-            put(seq, seqDrops);
-            seqShift = seqDrops;
-            return FORWARD;
-        }
-        int i = seq & (SEQ_RING - 1);
-        if (-d >= SEQ_RING || seqTag[i] != seq + 1 || seqShiftAt[i] == DROPPED) return DROP;
-        int at = seqShiftAt[i];
-        seqShift = at & ~RESERVED;
-        if (forward) {
-            seqShiftAt[i] = seqShift;
-            return FORWARD;
-        }
-        if ((at & RESERVED) == 0) return DROP;
-        seqShiftAt[i] = DROPPED;                              // its number is used up by the fill
-        droppedPackets++;
-        return FILL;
+        int fate = seqs.admit(seq, seqs.delta(seq), forward);
+        seqShift = seqs.shift;
+        return fate;
     }
 
-    private void put(int seq, int shift) {
-        int i = seq & (SEQ_RING - 1);
-        seqTag[i] = seq + 1;
-        seqShiftAt[i] = shift;
+    /** Packets this filter dropped (or turned into padding fills). */
+    long droppedPackets() {
+        return seqs.dropped;
     }
 
     /** The picture-level decision; sets {@link #pidShift}. */

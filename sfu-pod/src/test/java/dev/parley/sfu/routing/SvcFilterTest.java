@@ -95,7 +95,7 @@ class SvcFilterTest {
             assertThat(out.get(i).seq()).isEqualTo(in.get(i).seq());
             assertThat(out.get(i).marker()).isEqualTo(in.get(i).marker());
         }
-        assertThat(f.droppedPackets).isZero();
+        assertThat(f.droppedPackets()).isZero();
     }
 
     @Test
@@ -107,7 +107,7 @@ class SvcFilterTest {
         assertDense(out);
         assertOneMarkerPerPicture(out);
         assertThat(out).filteredOn(Out::marker).allMatch(o -> o.sid() == 1);
-        assertThat(f.droppedPackets).isEqualTo(12 * PACKETS_PER_FRAME);
+        assertThat(f.droppedPackets()).isEqualTo(12 * PACKETS_PER_FRAME);
     }
 
     @Test
