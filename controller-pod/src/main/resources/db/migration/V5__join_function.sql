@@ -1,0 +1,154 @@
+-- PostgreSQL work per join (bench/controller/README.md "Sixth session — PostgreSQL", docs/controller.md "Performance").
+
+-- One index for the relay's pending rows instead of two. outbox_unpublished (created_at, event_id) and
+-- outbox_relay_order (meeting_id, position) cost an index insertion each per outbox row, and neither serves the
+-- relay's query (pending rows ORDER BY position LIMIT 500, which sorted all pending rows); this one does, and the
+-- oldest-unpublished metric reads the same (small) partial index.
+DROP INDEX outbox_unpublished;
+DROP INDEX outbox_relay_order;
+CREATE INDEX outbox_pending ON outbox_events (position) WHERE published_at IS NULL AND dead_lettered_at IS NULL;
+
+-- Room on each page for the transport reservation's update (generation, SFU; no indexed column) to stay a HOT
+-- update instead of a new index entry in all four indexes once the page is full. Applies to pages filled from now on.
+ALTER TABLE meeting_participants SET (fillfactor = 80);
+
+-- A whole join in ONE statement (one round trip, no BEGIN/COMMIT when called in autocommit): the steps and checks
+-- of ParticipantService.join in the same order, under the meeting row lock. Refusals that wrote nothing come back as
+-- an outcome row; a refusal after a write raises (the statement, and so everything it wrote, is rolled back).
+-- Outcomes (o_info in brackets): meeting_not_found (also another tenant's meeting), not_owner [the row's epoch],
+-- existing (this key's row: a replay, or a reused key when the request hash differs), meeting_ended [status],
+-- banned, locked, device_active [participant_id], meeting_full, joined (o_seq: the event's control_seq).
+-- Raises P0429 when the tenant's concurrent-participant limit is reached.
+-- The meeting row gets ONE new version for seat, go-live and event sequence (before: up to three).
+CREATE FUNCTION join_meeting(
+    p_meeting uuid,
+    p_epoch bigint,
+    p_tenant uuid,
+    p_principal uuid,
+    p_client_instance uuid,
+    p_key text,
+    p_display_name text,
+    p_request jsonb,
+    p_participant uuid,
+    p_tenant_max integer,
+    p_event_id uuid,
+    p_outbox_id uuid
+) RETURNS TABLE (
+    o_outcome text, o_info text, o_seq bigint,
+    -- ParticipantRow.COLS
+    o_meeting_id uuid, o_participant_id uuid, o_principal_id uuid, o_client_instance_id uuid, o_idempotency_key text,
+    o_role text, o_admission_state text, o_audio boolean, o_video boolean, o_screen boolean,
+    o_transport_generation bigint, o_version bigint, o_display_name text, o_request_hash text, o_sfu_pod text,
+    o_unmute_requested boolean
+)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    m meetings%ROWTYPE;
+    p meeting_participants%ROWTYPE;
+    v_outcome text;
+    v_info text;
+    v_seq bigint;
+    v_organizer boolean;
+    v_role text;
+    v_admitted boolean;
+    v_audio boolean;
+    v_payload jsonb;
+BEGIN
+    <<decide>>
+    BEGIN
+        SELECT * INTO m FROM meetings WHERE meeting_id = p_meeting FOR UPDATE;
+        IF NOT FOUND OR m.tenant_id <> p_tenant THEN
+            v_outcome := 'meeting_not_found';
+            EXIT decide;
+        END IF;
+        IF m.controller_epoch <> p_epoch THEN
+            v_outcome := 'not_owner';
+            v_info := m.controller_epoch::text;
+            EXIT decide;
+        END IF;
+        -- this key's earlier join (unique per meeting, principal and key) answers before any other check
+        SELECT * INTO p FROM meeting_participants
+            WHERE meeting_id = p_meeting AND principal_id = p_principal AND idempotency_key = p_key;
+        IF FOUND THEN
+            v_outcome := 'existing';
+            EXIT decide;
+        END IF;
+        IF m.status IN ('ending', 'ended') THEN
+            v_outcome := 'meeting_ended';
+            v_info := m.status;
+            EXIT decide;
+        END IF;
+        IF EXISTS (SELECT 1 FROM principal_bans WHERE meeting_id = p_meeting AND principal_id = p_principal) THEN
+            v_outcome := 'banned';
+            EXIT decide;
+        END IF;
+        v_organizer := p_principal = m.organizer_id;
+        IF m.locked AND NOT v_organizer THEN
+            v_outcome := 'locked';
+            EXIT decide;
+        END IF;
+        SELECT participant_id::text INTO v_info FROM meeting_participants
+            WHERE meeting_id = p_meeting AND principal_id = p_principal AND client_instance_id = p_client_instance
+              AND admission_state IN ('waiting', 'admitted');
+        IF FOUND THEN
+            v_outcome := 'device_active';
+            EXIT decide;
+        END IF;
+        v_role := CASE WHEN v_organizer AND NOT EXISTS (SELECT 1 FROM meeting_participants WHERE meeting_id = p_meeting
+            AND role = 'host' AND admission_state = 'admitted') THEN 'host' ELSE 'attendee' END;
+        v_admitted := v_role = 'host' OR NOT m.waiting_room_enabled;
+        v_audio := v_admitted AND (NOT m.mute_all OR m.allow_self_unmute OR v_role = 'host');
+        -- meeting seat (conditional increment: concurrent joins can't overshoot), go-live and the event's
+        -- sequence step in one row version; fenced by the epoch as every write
+        UPDATE meetings SET active_participants = active_participants + 1,
+                control_seq = control_seq + 1,
+                status = CASE WHEN v_admitted AND status = 'scheduled' THEN 'live' ELSE status END,
+                version = CASE WHEN v_admitted AND status = 'scheduled' THEN version + 1 ELSE version END,
+                updated_at = CASE WHEN v_admitted AND status = 'scheduled' THEN now() ELSE updated_at END
+            WHERE meeting_id = p_meeting AND controller_epoch = p_epoch AND active_participants < max_participants
+            RETURNING control_seq INTO v_seq;
+        IF NOT FOUND THEN
+            v_outcome := 'meeting_full';
+            EXIT decide;
+        END IF;
+        INSERT INTO tenant_usage AS u (tenant_id, max_concurrent_participants, active_participants)
+            VALUES (m.tenant_id, p_tenant_max, 1)
+            ON CONFLICT (tenant_id) DO UPDATE SET active_participants = u.active_participants + 1
+            WHERE u.active_participants < u.max_concurrent_participants;
+        IF NOT FOUND THEN
+            -- the meeting seat above must not stay taken: fail the statement
+            RAISE EXCEPTION 'tenant concurrent participant limit reached' USING ERRCODE = 'P0429';
+        END IF;
+        INSERT INTO meeting_participants (meeting_id, participant_id, principal_id, client_instance_id, idempotency_key,
+                role, admission_state, audio_publish_allowed, video_publish_allowed, screen_publish_allowed,
+                display_name, join_request, admitted_at)
+            VALUES (p_meeting, p_participant, p_principal, p_client_instance, p_key, v_role,
+                CASE WHEN v_admitted THEN 'admitted' ELSE 'waiting' END, v_audio, v_admitted, v_admitted AND v_role = 'host',
+                p_display_name, p_request, CASE WHEN v_admitted THEN now() END)
+            RETURNING * INTO p;
+        -- ParticipantService.participantJson
+        v_payload := jsonb_build_object('participant_id', p.participant_id, 'display_name', p.display_name,
+            'role', p.role, 'admission_state', p.admission_state, 'participant_version', p.version,
+            'publish', jsonb_build_object('audio', p.audio_publish_allowed, 'video', p.video_publish_allowed,
+                'screen', p.screen_publish_allowed));
+        INSERT INTO outbox_events (event_id, meeting_id, aggregate_version, event_type, idempotency_key, payload)
+            VALUES (p_outbox_id, p_meeting, greatest(1, p.version),
+                CASE WHEN v_admitted THEN 'participant.joined' ELSE 'participant.waiting' END, p.participant_id::text,
+                v_payload)
+            ON CONFLICT (meeting_id, event_type, idempotency_key) DO NOTHING;
+        INSERT INTO control_events (meeting_id, controller_epoch, seq, event_id, event_type, payload)
+            VALUES (p_meeting, p_epoch, v_seq, p_event_id,
+                CASE WHEN v_admitted THEN 'participant_joined' ELSE 'participant_waiting' END, v_payload);
+        -- ControlLog's retention: whenever the sequence reaches a multiple of 200
+        IF v_seq % 200 = 0 THEN
+            DELETE FROM control_events WHERE meeting_id = p_meeting AND (controller_epoch < p_epoch OR seq <= v_seq - 1000);
+        END IF;
+        v_outcome := 'joined';
+    END decide;
+    RETURN QUERY SELECT v_outcome, v_info, v_seq, p.meeting_id, p.participant_id, p.principal_id, p.client_instance_id,
+        p.idempotency_key, p.role, p.admission_state, p.audio_publish_allowed, p.video_publish_allowed,
+        p.screen_publish_allowed, p.transport_generation, p.version, p.display_name, p.join_request->>'_hash', p.sfu_pod,
+        p.unmute_requested;
+END;
+$$;
