@@ -152,3 +152,135 @@ BEGIN
         p.unmute_requested;
 END;
 $$;
+
+-- A transport reservation in ONE statement (TransportService.reserve, same checks in the same order, under the
+-- meeting and participant row locks). SFU placement stays in the controller (etcd registry): it passes the pod it
+-- would choose for a meeting without a usable SFU (p_fallback) and the pods it knows to be usable / not usable; a pod
+-- the function needs and finds in neither list comes back as check_pod [pod] with nothing written, and the
+-- controller asks again knowing it. Outcomes: meeting_not_found, not_owner [epoch], participant_not_found,
+-- not_your_participant, meeting_ended [status], participant_removed, not_admitted [state], key_reused,
+-- superseded [current generation], stale_generation [current generation], check_pod [pod], no_media_server,
+-- replay and reserved (o_generation, o_pod, o_device_key and the participant row).
+CREATE FUNCTION reserve_transport(
+    p_meeting uuid,
+    p_epoch bigint,
+    p_tenant uuid,
+    p_principal uuid,
+    p_participant uuid,
+    p_key text,
+    p_hash text,
+    p_expected bigint,
+    p_device_key text,
+    p_fallback text,
+    p_usable text[],
+    p_unusable text[]
+) RETURNS TABLE (
+    o_outcome text, o_info text, o_generation bigint, o_pod text, o_device_key text,
+    -- ParticipantRow.COLS
+    o_meeting_id uuid, o_participant_id uuid, o_principal_id uuid, o_client_instance_id uuid, o_idempotency_key text,
+    o_role text, o_admission_state text, o_audio boolean, o_video boolean, o_screen boolean,
+    o_transport_generation bigint, o_version bigint, o_display_name text, o_request_hash text, o_sfu_pod text,
+    o_unmute_requested boolean
+)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    m meetings%ROWTYPE;
+    p meeting_participants%ROWTYPE;
+    a transport_attempts%ROWTYPE;
+    v_outcome text;
+    v_info text;
+    v_gen bigint;
+    v_pod text;
+    v_device text;
+BEGIN
+    <<decide>>
+    BEGIN
+        SELECT * INTO m FROM meetings WHERE meeting_id = p_meeting FOR UPDATE;
+        IF NOT FOUND OR m.tenant_id <> p_tenant THEN
+            v_outcome := 'meeting_not_found';
+            EXIT decide;
+        END IF;
+        IF m.controller_epoch <> p_epoch THEN
+            v_outcome := 'not_owner';
+            v_info := m.controller_epoch::text;
+            EXIT decide;
+        END IF;
+        SELECT * INTO p FROM meeting_participants WHERE meeting_id = p_meeting AND participant_id = p_participant FOR UPDATE;
+        IF NOT FOUND THEN
+            v_outcome := 'participant_not_found';
+            EXIT decide;
+        END IF;
+        IF p.principal_id <> p_principal THEN
+            v_outcome := 'not_your_participant';
+        ELSIF m.status IN ('ending', 'ended') THEN
+            v_outcome := 'meeting_ended';
+            v_info := m.status;
+        ELSIF p.admission_state = 'removed' THEN
+            v_outcome := 'participant_removed';
+        ELSIF p.admission_state <> 'admitted' THEN
+            v_outcome := 'not_admitted';
+            v_info := p.admission_state;
+        END IF;
+        IF v_outcome IS NOT NULL THEN
+            EXIT decide;
+        END IF;
+        -- the same attempt (key) recovers its generation while it is current and its SFU usable
+        SELECT * INTO a FROM transport_attempts
+            WHERE meeting_id = p_meeting AND participant_id = p_participant AND idempotency_key = p_key;
+        IF FOUND THEN
+            IF a.request_hash <> p_hash THEN
+                v_outcome := 'key_reused';
+            ELSIF a.transport_generation <> p.transport_generation OR a.sfu_pod = ANY (p_unusable) THEN
+                v_outcome := 'superseded';
+                v_info := p.transport_generation::text;
+            ELSIF NOT a.sfu_pod = ANY (p_usable) THEN
+                v_outcome := 'check_pod';
+                v_info := a.sfu_pod;
+            ELSE
+                v_outcome := 'replay';
+                v_gen := a.transport_generation;
+                v_pod := a.sfu_pod;
+                v_device := a.device_key_id;
+            END IF;
+            EXIT decide;
+        END IF;
+        IF p_expected <> p.transport_generation THEN
+            v_outcome := 'stale_generation';
+            v_info := p.transport_generation::text;
+            EXIT decide;
+        END IF;
+        -- meeting-per-SFU: the meeting's SFU while usable, else the controller's choice
+        IF m.sfu_pod IS NOT NULL AND m.sfu_pod = ANY (p_usable) THEN
+            v_pod := m.sfu_pod;
+        ELSIF m.sfu_pod IS NOT NULL AND NOT m.sfu_pod = ANY (p_unusable) THEN
+            v_outcome := 'check_pod';
+            v_info := m.sfu_pod;
+            EXIT decide;
+        ELSE
+            v_pod := p_fallback;
+        END IF;
+        IF v_pod IS NULL THEN
+            v_outcome := 'no_media_server';
+            EXIT decide;
+        END IF;
+        IF m.sfu_pod IS DISTINCT FROM v_pod THEN
+            UPDATE meetings SET sfu_pod = v_pod WHERE meeting_id = p_meeting AND controller_epoch = p_epoch;
+        END IF;
+        -- retries never bump: only a new attempt naming the current generation gets current + 1
+        v_gen := p_expected + 1;
+        v_device := p_device_key;
+        UPDATE meeting_participants SET transport_generation = v_gen, sfu_pod = v_pod, updated_at = now()
+            WHERE meeting_id = p_meeting AND participant_id = p_participant AND transport_generation = p_expected
+            RETURNING * INTO p;
+        INSERT INTO transport_attempts (meeting_id, participant_id, idempotency_key, request_hash, transport_generation,
+                sfu_pod, device_key_id)
+            VALUES (p_meeting, p_participant, p_key, p_hash, v_gen, v_pod, p_device_key);
+        v_outcome := 'reserved';
+    END decide;
+    RETURN QUERY SELECT v_outcome, v_info, v_gen, v_pod, v_device, p.meeting_id, p.participant_id, p.principal_id,
+        p.client_instance_id, p.idempotency_key, p.role, p.admission_state, p.audio_publish_allowed,
+        p.video_publish_allowed, p.screen_publish_allowed, p.transport_generation, p.version, p.display_name,
+        p.join_request->>'_hash', p.sfu_pod, p.unmute_requested;
+END;
+$$;
