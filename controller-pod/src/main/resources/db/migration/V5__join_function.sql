@@ -284,3 +284,113 @@ BEGIN
         p.join_request->>'_hash', p.sfu_pod, p.unmute_requested;
 END;
 $$;
+
+-- The admit command's usual case in ONE statement (CommandService: admitting a waiting participant). Everything else —
+-- another tenant or epoch, an ending meeting, a stored command for this key (replay or reused key), a caller who
+-- is not a moderator, a missing target, a version mismatch, a cohost targeting the host, a target that is not
+-- waiting — returns 'fallback' having written nothing, and the controller runs the general command path, which
+-- answers those cases. On 'admitted': the participant row as updated, o_seq the sequence of the first of the two
+-- events (participant_admitted, then command_committed), the same rows as the general path would write: two
+-- control events, two outbox rows, the command record, one new meeting row version (sequence and go-live).
+CREATE FUNCTION admit_participant(
+    p_meeting uuid,
+    p_epoch bigint,
+    p_tenant uuid,
+    p_principal uuid,
+    p_key text,
+    p_hash text,
+    p_target uuid,
+    p_expected_version bigint,
+    p_command_id uuid,
+    p_event_ids uuid[],
+    p_outbox_ids uuid[]
+) RETURNS TABLE (
+    o_outcome text, o_seq bigint,
+    -- ParticipantRow.COLS
+    o_meeting_id uuid, o_participant_id uuid, o_principal_id uuid, o_client_instance_id uuid, o_idempotency_key text,
+    o_role text, o_admission_state text, o_audio boolean, o_video boolean, o_screen boolean,
+    o_transport_generation bigint, o_version bigint, o_display_name text, o_request_hash text, o_sfu_pod text,
+    o_unmute_requested boolean
+)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    m meetings%ROWTYPE;
+    actor meeting_participants%ROWTYPE;
+    p meeting_participants%ROWTYPE;
+    v_seq bigint;
+    v_participant jsonb;
+    v_command jsonb;
+BEGIN
+    <<decide>>
+    BEGIN
+        SELECT * INTO m FROM meetings WHERE meeting_id = p_meeting FOR UPDATE;
+        IF NOT FOUND OR m.tenant_id <> p_tenant OR m.controller_epoch <> p_epoch OR m.status IN ('ending', 'ended')
+                OR EXISTS (SELECT 1 FROM commands WHERE meeting_id = p_meeting AND principal_id = p_principal
+                           AND idempotency_key = p_key) THEN
+            EXIT decide;
+        END IF;
+        -- CommandService.moderator: the caller's newest active row that is an admitted host or cohost
+        SELECT * INTO actor FROM meeting_participants
+            WHERE meeting_id = p_meeting AND principal_id = p_principal AND admission_state = 'admitted'
+              AND role IN ('host', 'cohost')
+            ORDER BY created_at DESC LIMIT 1;
+        IF NOT FOUND THEN
+            EXIT decide;
+        END IF;
+        SELECT * INTO p FROM meeting_participants WHERE meeting_id = p_meeting AND participant_id = p_target FOR UPDATE;
+        IF NOT FOUND OR (p_expected_version IS NOT NULL AND p_expected_version <> p.version)
+                OR (p.role = 'host' AND actor.role <> 'host' AND p.participant_id <> actor.participant_id)
+                OR p.admission_state <> 'waiting' THEN
+            EXIT decide;
+        END IF;
+        UPDATE meeting_participants SET admission_state = 'admitted', admitted_at = now(),
+                audio_publish_allowed = (NOT m.mute_all OR m.allow_self_unmute), video_publish_allowed = true,
+                version = version + 1, updated_at = now()
+            WHERE meeting_id = p_meeting AND participant_id = p_target AND version = p.version
+            RETURNING * INTO p;
+        UPDATE meetings SET control_seq = control_seq + 2,
+                status = CASE WHEN status = 'scheduled' THEN 'live' ELSE status END,
+                version = CASE WHEN status = 'scheduled' THEN version + 1 ELSE version END
+            WHERE meeting_id = p_meeting AND controller_epoch = p_epoch
+            RETURNING control_seq - 1 INTO v_seq;
+        -- ParticipantService.participantJson and CommandService's command_committed payload
+        v_participant := jsonb_build_object('participant_id', p.participant_id, 'display_name', p.display_name,
+            'role', p.role, 'admission_state', p.admission_state, 'participant_version', p.version,
+            'publish', jsonb_build_object('audio', p.audio_publish_allowed, 'video', p.video_publish_allowed,
+                'screen', p.screen_publish_allowed));
+        v_command := jsonb_build_object('command_id', p_command_id, 'command_type', 'admit',
+            'media_enforcement', 'not_required', 'participant_id', p_target);
+        -- in this order, as ControlLog.appendAll writes them (the relay publishes by position)
+        INSERT INTO outbox_events (event_id, meeting_id, aggregate_version, event_type, idempotency_key, payload)
+            VALUES (p_outbox_ids[1], p_meeting, greatest(1, p.version), 'participant.participant_admitted',
+                    p.participant_id || ':' || p.version, v_participant)
+            ON CONFLICT (meeting_id, event_type, idempotency_key) DO NOTHING;
+        INSERT INTO outbox_events (event_id, meeting_id, aggregate_version, event_type, idempotency_key, payload)
+            VALUES (p_outbox_ids[2], p_meeting, greatest(1, m.version), 'command.admit', p_command_id::text,
+                    v_command || jsonb_build_object('type', 'admit'))
+            ON CONFLICT (meeting_id, event_type, idempotency_key) DO NOTHING;
+        INSERT INTO control_events (meeting_id, controller_epoch, seq, event_id, event_type, payload)
+            VALUES (p_meeting, p_epoch, v_seq, p_event_ids[1], 'participant_admitted', v_participant),
+                   (p_meeting, p_epoch, v_seq + 1, p_event_ids[2], 'command_committed', v_command);
+        INSERT INTO commands (command_id, meeting_id, principal_id, idempotency_key, request_hash, command_type,
+                participant_id, state, media_enforcement, response, controller_epoch)
+            VALUES (p_command_id, p_meeting, p_principal, p_key, p_hash, 'admit', p_target, 'committed', 'not_required',
+                    jsonb_build_object('participant_version', p.version, 'command_id', p_command_id,
+                        'state', 'committed', 'media_enforcement', 'not_required'), p_epoch);
+        -- ControlLog's retention: whenever the sequence passes a multiple of 200
+        IF (v_seq + 1) % 200 <= 1 AND v_seq + 1 >= 200 THEN
+            DELETE FROM control_events WHERE meeting_id = p_meeting
+                AND (controller_epoch < p_epoch OR seq <= (v_seq + 1) - (v_seq + 1) % 200 - 1000);
+        END IF;
+        RETURN QUERY SELECT 'admitted', v_seq, p.meeting_id, p.participant_id, p.principal_id, p.client_instance_id,
+            p.idempotency_key, p.role, p.admission_state, p.audio_publish_allowed, p.video_publish_allowed,
+            p.screen_publish_allowed, p.transport_generation, p.version, p.display_name, p.join_request->>'_hash',
+            p.sfu_pod, p.unmute_requested;
+        RETURN;
+    END decide;
+    RETURN QUERY SELECT 'fallback', NULL::bigint, NULL::uuid, NULL::uuid, NULL::uuid, NULL::uuid, NULL::text, NULL::text,
+        NULL::text, NULL::boolean, NULL::boolean, NULL::boolean, NULL::bigint, NULL::bigint, NULL::text, NULL::text,
+        NULL::text, NULL::boolean;
+END;
+$$;
