@@ -206,7 +206,7 @@ public class CommandService {
         }
         UUID commandId = UUID.randomUUID();
         UUID[] eventIds = {UUID.randomUUID(), UUID.randomUUID()};
-        return db.read(c -> {
+        return db.oneStatement(c -> {
             try (PreparedStatement ps = c.prepareStatement(ADMIT)) {
                 ps.setObject(1, meetingId);
                 ps.setLong(2, epoch);

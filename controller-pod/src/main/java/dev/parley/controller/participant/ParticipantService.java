@@ -73,7 +73,7 @@ public class ParticipantService {
         UUID eventId = UUID.randomUUID();
         JoinOutcome r;
         try {
-            r = db.read(c -> {
+            r = db.oneStatement(c -> {
                 try (PreparedStatement ps = c.prepareStatement(JOIN)) {
                     ps.setObject(1, meetingId);
                     ps.setLong(2, epoch);

@@ -93,7 +93,7 @@ public class TransportService {
             (selector.isUsable(fallback.pod()) ? usable : unusable).add(fallback.pod());
         }
         for (int round = 0; ; round++) {
-            Outcome o = db.read(c -> {
+            Outcome o = db.oneStatement(c -> {
                 try (PreparedStatement ps = c.prepareStatement(RESERVE)) {
                     ps.setObject(1, meetingId);
                     ps.setLong(2, epoch);
