@@ -18,7 +18,7 @@ ALTER TABLE meeting_participants SET (fillfactor = 80);
 -- Outcomes (o_info in brackets): meeting_not_found (also another tenant's meeting), not_owner [the row's epoch],
 -- existing (this key's row: a replay, or a reused key when the request hash differs), meeting_ended [status],
 -- banned, locked, device_active [participant_id], meeting_full, joined (o_seq: the event's control_seq).
--- Raises P0429 when the tenant's concurrent-participant limit is reached.
+-- Raises P0429 when the tenant's concurrent-participant limit is reached (nothing stays written).
 -- The meeting row gets ONE new version for seat, go-live and event sequence (before: up to three).
 CREATE FUNCTION join_meeting(
     p_meeting uuid,
@@ -112,14 +112,6 @@ BEGIN
             v_outcome := 'meeting_full';
             EXIT decide;
         END IF;
-        INSERT INTO tenant_usage AS u (tenant_id, max_concurrent_participants, active_participants)
-            VALUES (m.tenant_id, p_tenant_max, 1)
-            ON CONFLICT (tenant_id) DO UPDATE SET active_participants = u.active_participants + 1
-            WHERE u.active_participants < u.max_concurrent_participants;
-        IF NOT FOUND THEN
-            -- the meeting seat above must not stay taken: fail the statement
-            RAISE EXCEPTION 'tenant concurrent participant limit reached' USING ERRCODE = 'P0429';
-        END IF;
         INSERT INTO meeting_participants (meeting_id, participant_id, principal_id, client_instance_id, idempotency_key,
                 role, admission_state, audio_publish_allowed, video_publish_allowed, screen_publish_allowed,
                 display_name, join_request, admitted_at)
@@ -143,6 +135,16 @@ BEGIN
         -- ControlLog's retention: whenever the sequence reaches a multiple of 200
         IF v_seq % 200 = 0 THEN
             DELETE FROM control_events WHERE meeting_id = p_meeting AND (controller_epoch < p_epoch OR seq <= v_seq - 1000);
+        END IF;
+        -- the tenant seat LAST: its row is shared by every meeting of the tenant, so its lock is held only from here
+        -- to the commit at the end of this statement (lock order is still meeting row, then tenant row). When the
+        -- limit is reached the statement fails, and everything above (meeting seat, row, events) is rolled back.
+        INSERT INTO tenant_usage AS u (tenant_id, max_concurrent_participants, active_participants)
+            VALUES (m.tenant_id, p_tenant_max, 1)
+            ON CONFLICT (tenant_id) DO UPDATE SET active_participants = u.active_participants + 1
+            WHERE u.active_participants < u.max_concurrent_participants;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'tenant concurrent participant limit reached' USING ERRCODE = 'P0429';
         END IF;
         v_outcome := 'joined';
     END decide;

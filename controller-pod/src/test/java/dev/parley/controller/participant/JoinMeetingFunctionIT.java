@@ -45,7 +45,11 @@ class JoinMeetingFunctionIT {
     }
 
     private static Meeting meeting(Connection c, boolean waitingRoom, int maxParticipants) throws SQLException {
-        Meeting m = new Meeting(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID());
+        return meeting(c, waitingRoom, maxParticipants, UUID.randomUUID());
+    }
+
+    private static Meeting meeting(Connection c, boolean waitingRoom, int maxParticipants, UUID tenant) throws SQLException {
+        Meeting m = new Meeting(UUID.randomUUID(), tenant, UUID.randomUUID());
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO meetings (meeting_id, tenant_id, organizer_id, "
                 + "idempotency_key, creation_request, title, encryption_mode, waiting_room_enabled, controller_epoch, "
                 + "max_participants) VALUES (?, ?, ?, 'k', '{}', 't', 'transport', ?, ?, ?)")) {
@@ -230,6 +234,50 @@ class JoinMeetingFunctionIT {
             assertThat(events(c, m.id())).isEqualTo(1);
             assertThat(outbox(c, m.id())).isEqualTo(1);
             assertThat(controlSeq(c, m.id())).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void concurrentJoinsAcrossMeetingsNeverOvershootTheTenantLimit() throws Exception {
+        UUID tenant = UUID.randomUUID();
+        Meeting a;
+        Meeting b;
+        try (Connection c = connect()) {
+            a = meeting(c, false, 100, tenant);
+            b = meeting(c, false, 100, tenant);
+        }
+        int threads = 10;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<String>> results = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                Meeting m = i % 2 == 0 ? a : b;
+                String key = "t" + i;
+                results.add(pool.submit(() -> {
+                    try (Connection c = connect()) {
+                        return join(c, m, EPOCH, UUID.randomUUID(), UUID.randomUUID(), key, 4).outcome();
+                    } catch (SQLException e) {
+                        return e.getSQLState();
+                    }
+                }));
+            }
+            List<String> outcomes = new ArrayList<>();
+            for (Future<String> f : results) {
+                outcomes.add(f.get());
+            }
+            assertThat(outcomes).filteredOn("joined"::equals).hasSize(4);
+            assertThat(outcomes).filteredOn("P0429"::equals).hasSize(threads - 4);
+        } finally {
+            pool.shutdownNow();
+        }
+        try (Connection c = connect()) {
+            // the refused joins left nothing behind: seats, rows and events match the four that joined
+            assertThat(seats(c, a.id()) + seats(c, b.id())).isEqualTo(4);
+            assertThat(participants(c, a.id()) + participants(c, b.id())).isEqualTo(4);
+            assertThat(events(c, a.id()) + events(c, b.id())).isEqualTo(4);
+            assertThat(controlSeq(c, a.id()) + controlSeq(c, b.id())).isEqualTo(4);
+            assertThat(count(c, "SELECT active_participants FROM tenant_usage WHERE tenant_id = (SELECT tenant_id "
+                    + "FROM meetings WHERE meeting_id = ?)", a.id())).isEqualTo(4);
         }
     }
 
