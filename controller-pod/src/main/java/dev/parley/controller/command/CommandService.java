@@ -75,6 +75,12 @@ public class CommandService {
         }
         String hash = JsonBody.hash(body);
         UUID prefetch = TARGETED.contains(type) ? quietUuid(body.get("participant_id")) : null;
+        if ("admit".equals(type) && prefetch != null) {
+            Committed admitted = admitInOneCall(caller, meetingId, epoch, key, hash, body);
+            if (admitted != null) {
+                return admitted;
+            }
+        }
         return db.tx(c -> {
             // meeting lock, then this key's stored command, the caller's active rows and (for commands on one
             // participant) the locked target: statements in this order as before, sent in ONE round trip
@@ -183,6 +189,70 @@ public class CommandService {
                     endsMeeting, false);
         });
     }
+
+    /**
+     * The usual admit (a moderator admitting a waiting participant) as ONE call of the database function
+     * {@code admit_participant} (migration V5), in autocommit: one round trip instead of four, the same rows written.
+     * Null when the function found anything else (it then wrote nothing): the general path below answers it.
+     */
+    private Committed admitInOneCall(Caller caller, UUID meetingId, long epoch, String key, String hash, ObjectNode body) {
+        UUID target;
+        Long expected;
+        try {
+            target = JsonBody.uuid(body, "participant_id", true);
+            expected = JsonBody.nonNegativeLong(body, "expected_participant_version", false);
+        } catch (ApiException malformed) {
+            return null; // the general path rejects it, in its order
+        }
+        UUID commandId = UUID.randomUUID();
+        UUID[] eventIds = {UUID.randomUUID(), UUID.randomUUID()};
+        return db.oneStatement(c -> {
+            try (PreparedStatement ps = c.prepareStatement(ADMIT)) {
+                ps.setObject(1, meetingId);
+                ps.setLong(2, epoch);
+                ps.setObject(3, caller.tenantId());
+                ps.setObject(4, caller.principalId());
+                ps.setString(5, key);
+                ps.setString(6, hash);
+                ps.setObject(7, target);
+                if (expected == null) {
+                    ps.setNull(8, java.sql.Types.BIGINT);
+                } else {
+                    ps.setLong(8, expected);
+                }
+                ps.setObject(9, commandId);
+                ps.setArray(10, c.createArrayOf("uuid", eventIds));
+                ps.setArray(11, c.createArrayOf("uuid", new UUID[]{UUID.randomUUID(), UUID.randomUUID()}));
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (!"admitted".equals(rs.getString(1))) {
+                        return null;
+                    }
+                    long seq = rs.getLong(2);
+                    ParticipantRow p = ParticipantRow.read(rs, 2);
+                    // the answer and events as the general path builds them (admit, then the command's own event)
+                    ObjectNode answer = JsonBody.obj();
+                    answer.put("participant_version", p.version());
+                    answer.put("command_id", commandId.toString());
+                    answer.put("state", "committed");
+                    answer.put("media_enforcement", "not_required");
+                    ObjectNode cmdEvent = JsonBody.obj();
+                    cmdEvent.put("command_id", commandId.toString());
+                    cmdEvent.put("command_type", "admit");
+                    cmdEvent.put("media_enforcement", "not_required");
+                    cmdEvent.put("participant_id", target.toString());
+                    List<ControlEvent> events = List.of(
+                            new ControlEvent(meetingId, epoch, seq, eventIds[0], "participant_admitted",
+                                    ParticipantService.participantJson(p), null),
+                            new ControlEvent(meetingId, epoch, seq + 1, eventIds[1], "command_committed", cmdEvent, null));
+                    return new Committed(commandId, answer, events, new HashMap<>(), List.of(p), false, false, false);
+                }
+            }
+        });
+    }
+
+    /** {@code admit_participant}'s parameters, in {@link #admitInOneCall}'s binding order. */
+    private static final String ADMIT = "SELECT * FROM admit_participant(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     /** The command record (for GET commands/{id} and Idempotency-Key replays), written after its events. */
     private record CommandInsert(UUID commandId, UUID meetingId, UUID principalId, String key, String hash, String type,

@@ -64,6 +64,16 @@ public class Db {
         }
     }
 
+    /**
+     * ONE statement that writes, in autocommit: it is its own transaction (atomic; an error rolls all of it back)
+     * and costs one round trip, no BEGIN/COMMIT. For calls of the database functions of migration V5
+     * ({@code join_meeting}, {@code admit_participant}, {@code reserve_transport}); {@code work} must run exactly one
+     * statement.
+     */
+    public <T> T oneStatement(TxWork<T> work) {
+        return read(work);
+    }
+
     // No session settings (isolation, read-only) are changed, so a transaction costs no extra round trips:
     // BEGIN rides on the first statement and autocommit toggling is client-side only in pgjdbc. Pooled
     // connections stay in autocommit mode between uses, so no borrower can inherit an open transaction.

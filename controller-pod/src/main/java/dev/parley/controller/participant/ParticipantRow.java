@@ -57,7 +57,7 @@ public record ParticipantRow(UUID meetingId, UUID participantId, UUID principalI
     }
 
     /** Reads {@link #COLS} starting after the first {@code skip} columns. */
-    static ParticipantRow read(ResultSet rs, int skip) throws SQLException {
+    public static ParticipantRow read(ResultSet rs, int skip) throws SQLException {
         int i = skip;
         return new ParticipantRow(rs.getObject(i + 1, UUID.class), rs.getObject(i + 2, UUID.class),
                 rs.getObject(i + 3, UUID.class), rs.getObject(i + 4, UUID.class), rs.getString(i + 5),

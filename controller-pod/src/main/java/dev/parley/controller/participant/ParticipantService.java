@@ -10,16 +10,14 @@ import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.control.ControlLog;
 import dev.parley.controller.db.Db;
-import dev.parley.controller.db.Pipeline;
 import dev.parley.controller.meeting.MeetingRow;
 import dev.parley.controller.meeting.MeetingService;
+import dev.parley.controller.meeting.NotOwnerException;
 import dev.parley.controller.outbox.Outbox;
 import jakarta.inject.Singleton;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -62,97 +60,79 @@ public class ParticipantService {
         }
     }
 
+    /**
+     * The whole join is ONE call of the database function {@code join_meeting} (migration V5): meeting lock,
+     * epoch and tenant check, this key's earlier join, the refusals, both seats, the row, go-live and the event
+     * with its outbox row, in the order the checks had in Java. Called in autocommit, so it is one round trip and
+     * its own transaction (no BEGIN/COMMIT).
+     */
     private Joined joinOnce(Caller caller, UUID meetingId, long epoch, String key, ObjectNode body, UUID clientInstance,
                             String displayName, String hash) {
-        return db.tx(c -> {
-            // meeting lock, then (after it, as its own statement) what the join must know: one round trip
-            MeetingRow m;
-            JoinView view;
-            try (Pipeline q = Pipeline.prepare(c, MeetingRow.SELECT_FOR_UPDATE, JoinView.SQL)) {
-                q.params().setObject(1, meetingId);
-                JoinView.bind(q.params(), 2, meetingId, caller.principalId());
-                q.execute();
-                m = MeetingService.requireOwner(MeetingRow.read(q.next()), meetingId, epoch, caller);
-                view = JoinView.read(q.next(), caller.principalId());
+        ObjectNode stored = body.deepCopy();
+        stored.put("_hash", hash);
+        UUID eventId = UUID.randomUUID();
+        JoinOutcome r;
+        try {
+            r = db.oneStatement(c -> {
+                try (PreparedStatement ps = c.prepareStatement(JOIN)) {
+                    ps.setObject(1, meetingId);
+                    ps.setLong(2, epoch);
+                    ps.setObject(3, caller.tenantId());
+                    ps.setObject(4, caller.principalId());
+                    ps.setObject(5, clientInstance);
+                    ps.setString(6, key);
+                    ps.setString(7, displayName);
+                    ps.setString(8, stored.toString());
+                    ps.setObject(9, UUID.randomUUID());
+                    ps.setInt(10, cfg.tenantMaxConcurrentParticipants());
+                    ps.setObject(11, eventId);
+                    ps.setObject(12, UUID.randomUUID());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        String outcome = rs.getString(1);
+                        boolean row = "existing".equals(outcome) || "joined".equals(outcome);
+                        return new JoinOutcome(outcome, rs.getString(2), rs.getLong(3), row ? ParticipantRow.read(rs, 3) : null);
+                    }
+                }
+            });
+        } catch (Db.DbException e) {
+            if (TENANT_FULL.equals(e.sqlState())) {
+                throw new ApiException(429, "tenant_capacity_reached", "the tenant has reached its concurrent participant limit");
             }
-            ParticipantRow existing = view.byKey(key);
-            if (existing != null) {
-                if (!hash.equals(existing.joinRequestHash())) {
+            throw e;
+        }
+        switch (r.outcome()) {
+            case "meeting_not_found" -> throw ApiException.notFound("meeting_not_found", "no such meeting");
+            case "not_owner" -> throw new NotOwnerException(meetingId, epoch, Long.parseLong(r.info()));
+            case "existing" -> {
+                if (!hash.equals(r.row().joinRequestHash())) {
                     throw ApiException.conflict("idempotency_key_reused", "this Idempotency-Key was used with a different request");
                 }
-                return new Joined(answer(existing), List.of(), true);
+                return new Joined(answer(r.row()), List.of(), true);
             }
-            if (m.isClosing()) {
-                throw ApiException.conflict("meeting_ended", "the meeting is " + m.status());
+            case "meeting_ended" -> throw ApiException.conflict("meeting_ended", "the meeting is " + r.info());
+            case "banned" -> throw ApiException.forbidden("principal_banned", "you were removed from this meeting");
+            case "locked" -> throw ApiException.forbidden("meeting_locked", "the meeting is locked");
+            case "device_active" -> throw ApiException.conflict("device_session_active", "this device already has an active session")
+                    .with("participant_id", r.info());
+            case "meeting_full" -> throw ApiException.conflict("meeting_full", "the meeting has reached its maximum participants");
+            case "joined" -> {
+                ParticipantRow p = r.row();
+                ControlEvent e = new ControlEvent(meetingId, epoch, r.seq(), eventId,
+                        p.isAdmitted() ? "participant_joined" : "participant_waiting", participantJson(p), null);
+                return new Joined(answer(p), List.of(e), false);
             }
-            if (view.banned()) {
-                throw ApiException.forbidden("principal_banned", "you were removed from this meeting");
-            }
-            boolean organizer = caller.principalId().equals(m.organizerId());
-            if (m.locked() && !organizer) {
-                throw ApiException.forbidden("meeting_locked", "the meeting is locked");
-            }
-            for (ParticipantRow p : view.own()) {
-                if (p.isActive() && p.clientInstanceId().equals(clientInstance)) {
-                    throw ApiException.conflict("device_session_active", "this device already has an active session")
-                            .with("participant_id", p.participantId().toString());
-                }
-            }
-            boolean hostPresent = view.hostPresent();
-            String role = organizer && !hostPresent ? "host" : "attendee";
-            boolean admitted = "host".equals(role) || !m.waitingRoomEnabled();
-            boolean audio = admitted && (!m.muteAll() || m.allowSelfUnmute() || "host".equals(role));
-            boolean screen = admitted && "host".equals(role);
-            UUID pid = UUID.randomUUID();
-            ObjectNode stored = body.deepCopy();
-            ParticipantRow p;
-            stored.put("_hash", hash);
-            // both seats and the row in ONE round trip; a seat that is not free throws before the commit,
-            // so the row inserted with it is rolled back
-            try (Pipeline q = Pipeline.prepare(c, Seats.TAKE[0], Seats.TAKE[1], "INSERT INTO meeting_participants "
-                    + "(meeting_id, participant_id, principal_id, client_instance_id, idempotency_key, role, admission_state, "
-                    + "audio_publish_allowed, video_publish_allowed, screen_publish_allowed, display_name, join_request, "
-                    + "admitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, " + (admitted ? "now()" : "NULL") + ") "
-                    + "RETURNING " + ParticipantRow.COLS)) {
-                PreparedStatement ps = q.params();
-                int i = Seats.bindTake(ps, 1, meetingId, m.tenantId(), cfg.tenantMaxConcurrentParticipants());
-                ps.setObject(i, meetingId);
-                ps.setObject(i + 1, pid);
-                ps.setObject(i + 2, caller.principalId());
-                ps.setObject(i + 3, clientInstance);
-                ps.setString(i + 4, key);
-                ps.setString(i + 5, role);
-                ps.setString(i + 6, admitted ? "admitted" : "waiting");
-                ps.setBoolean(i + 7, audio);
-                ps.setBoolean(i + 8, admitted);
-                ps.setBoolean(i + 9, screen);
-                ps.setString(i + 10, displayName);
-                ps.setString(i + 11, stored.toString());
-                q.execute();
-                Seats.requireTaken(q.nextUpdateCount(), q.nextUpdateCount());
-                try (ResultSet rs = q.next()) {
-                    rs.next();
-                    p = ParticipantRow.read(rs);
-                }
-            }
-            if (admitted && "scheduled".equals(m.status())) {
-                goLive(c, meetingId, epoch);
-            }
-            ObjectNode ev = participantJson(p);
-            List<ControlEvent> events = new ArrayList<>();
-            events.add(log.append(c, meetingId, epoch, admitted ? "participant_joined" : "participant_waiting", ev, null,
-                    new Outbox.Event(p.version(), admitted ? "participant.joined" : "participant.waiting", pid.toString(), ev)));
-            return new Joined(answer(p), events, false);
-        });
+            default -> throw new IllegalStateException("join_meeting: " + r.outcome());
+        }
     }
 
-    static void goLive(Connection c, UUID meetingId, long epoch) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE meetings SET status = 'live', version = version + 1, "
-                + "updated_at = now() WHERE meeting_id = ? AND status = 'scheduled' AND controller_epoch = ?")) {
-            ps.setObject(1, meetingId);
-            ps.setLong(2, epoch);
-            ps.executeUpdate();
-        }
+    /** {@code join_meeting}'s parameters, in {@link #joinOnce}'s binding order. */
+    private static final String JOIN = "SELECT * FROM join_meeting(?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)";
+    /** SQLSTATE {@code join_meeting} raises when the tenant's limit is reached (the meeting seat is rolled back). */
+    private static final String TENANT_FULL = "P0429";
+
+    /** {@code join_meeting}'s answer: outcome, detail, the event's sequence, and the participant row when there is one. */
+    private record JoinOutcome(String outcome, String info, long seq, ParticipantRow row) {
     }
 
     public static ObjectNode answer(ParticipantRow p) {

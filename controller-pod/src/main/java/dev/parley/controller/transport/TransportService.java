@@ -6,10 +6,8 @@ import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.auth.Caller;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;
-import dev.parley.controller.db.Pipeline;
 import dev.parley.controller.media.SfuSelector;
-import dev.parley.controller.meeting.MeetingRow;
-import dev.parley.controller.meeting.MeetingService;
+import dev.parley.controller.meeting.NotOwnerException;
 import dev.parley.controller.participant.ParticipantRow;
 import dev.parley.platform.etcd.SfuEntry;
 import dev.parley.platform.ticket.TicketSigner;
@@ -20,6 +18,10 @@ import jakarta.inject.Singleton;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -59,102 +61,7 @@ public class TransportService {
         long expected = JsonBody.nonNegativeLong(body, "expected_transport_generation", true);
         String deviceKey = JsonBody.text(body, "device_key_id", true, 200);
         String hash = JsonBody.hash(body);
-        Reserved r = db.tx(c -> {
-            // meeting lock, participant lock, this key's earlier attempt: three statements, one round trip
-            MeetingRow m;
-            ParticipantRow p;
-            try (Pipeline q = Pipeline.prepare(c, MeetingRow.SELECT_FOR_UPDATE, ParticipantRow.SELECT_ONE_FOR_UPDATE,
-                    "SELECT request_hash, transport_generation, sfu_pod, device_key_id FROM transport_attempts "
-                            + "WHERE meeting_id = ? AND participant_id = ? AND idempotency_key = ?")) {
-                PreparedStatement ps = q.params();
-                ps.setObject(1, meetingId);
-                ps.setObject(2, meetingId);
-                ps.setObject(3, participantId);
-                ps.setObject(4, meetingId);
-                ps.setObject(5, participantId);
-                ps.setString(6, key);
-                q.execute();
-                m = MeetingService.requireOwner(MeetingRow.read(q.next()), meetingId, epoch, caller);
-                try (ResultSet rs = q.next()) {
-                    if (!rs.next()) {
-                        throw ApiException.notFound("participant_not_found", "no such participant in this meeting");
-                    }
-                    p = ParticipantRow.read(rs);
-                }
-                if (!p.principalId().equals(caller.principalId())) {
-                    throw ApiException.forbidden("not_your_participant", "transports are requested by the participant itself");
-                }
-                if (m.isClosing()) {
-                    throw ApiException.conflict("meeting_ended", "the meeting is " + m.status());
-                }
-                if ("removed".equals(p.admissionState())) {
-                    throw ApiException.forbidden("participant_removed", "the participant was removed");
-                }
-                if (!p.isAdmitted()) {
-                    throw ApiException.forbidden("not_admitted", "participant is " + p.admissionState());
-                }
-                try (ResultSet rs = q.next()) {
-                    if (rs.next()) {
-                        if (!hash.equals(rs.getString(1))) {
-                            throw ApiException.conflict("idempotency_key_reused", "this Idempotency-Key was used with a different request");
-                        }
-                        long gen = rs.getLong(2);
-                        String pod = rs.getString(3);
-                        if (gen != p.transportGeneration() || !selector.isUsable(pod)) {
-                            staleGeneration.increment();
-                            throw ApiException.conflict("transport_attempt_superseded",
-                                            "this attempt expired; start a new one with the current generation")
-                                    .with("current_transport_generation", p.transportGeneration());
-                        }
-                        return new Reserved(gen, selector.get(pod).orElseThrow(), rs.getString(4), p);
-                    }
-                }
-            }
-            if (expected != p.transportGeneration()) {
-                staleGeneration.increment();
-                throw ApiException.conflict("stale_transport_generation",
-                                "expected_transport_generation is " + expected + " but the current generation is "
-                                        + p.transportGeneration())
-                        .with("current_transport_generation", p.transportGeneration());
-            }
-            SfuEntry sfu = selector.choose(m.sfuPod()).orElseThrow(() ->
-                    ApiException.unavailable("no_media_server", "no media server is available in this region"));
-            if (!sfu.pod().equals(m.sfuPod())) {
-                try (PreparedStatement ps = c.prepareStatement("UPDATE meetings SET sfu_pod = ? WHERE meeting_id = ? "
-                        + "AND controller_epoch = ?")) {
-                    ps.setString(1, sfu.pod());
-                    ps.setObject(2, meetingId);
-                    ps.setLong(3, epoch);
-                    ps.executeUpdate();
-                }
-            }
-            long gen = expected + 1;
-            // one round trip: bump the generation (only from the expected one, only under our epoch) and
-            // record the attempt; no attempt row means the fenced update matched nothing
-            try (PreparedStatement ps = c.prepareStatement("WITH u AS (UPDATE meeting_participants p SET "
-                    + "transport_generation = ?, sfu_pod = ?, updated_at = now() WHERE p.meeting_id = ? "
-                    + "AND p.participant_id = ? AND p.transport_generation = ? AND EXISTS (SELECT 1 FROM meetings m "
-                    + "WHERE m.meeting_id = p.meeting_id AND m.controller_epoch = ?) RETURNING p.participant_id) "
-                    + "INSERT INTO transport_attempts (meeting_id, participant_id, idempotency_key, request_hash, "
-                    + "transport_generation, sfu_pod, device_key_id) SELECT ?, u.participant_id, ?, ?, ?, ?, ? FROM u")) {
-                ps.setLong(1, gen);
-                ps.setString(2, sfu.pod());
-                ps.setObject(3, meetingId);
-                ps.setObject(4, participantId);
-                ps.setLong(5, expected);
-                ps.setLong(6, epoch);
-                ps.setObject(7, meetingId);
-                ps.setString(8, key);
-                ps.setString(9, hash);
-                ps.setLong(10, gen);
-                ps.setString(11, sfu.pod());
-                ps.setString(12, deviceKey);
-                if (ps.executeUpdate() == 0) {
-                    throw ApiException.unavailable("owner_changed", "controller epoch superseded; retry");
-                }
-            }
-            return new Reserved(gen, sfu, deviceKey, p.withTransport(gen, sfu.pod()));
-        });
+        Reserved r = reserveInDatabase(caller, meetingId, participantId, epoch, key, hash, expected, deviceKey);
         TicketSigner.IssuedTicket t = signer.issue(meetingId.toString(), participantId.toString(), r.generation(),
                 r.sfu().pod(), r.deviceKeyId(), TicketSigner.MAX_LIFETIME);
         ObjectNode out = JsonBody.obj();
@@ -166,6 +73,101 @@ public class TransportService {
         out.put("ticket_expires_in_seconds", TicketSigner.MAX_LIFETIME.toSeconds());
         out.set("ice_servers", ice.forParticipant(participantId.toString()));
         return new Reservation(out, r.row());
+    }
+
+    /**
+     * The reservation is ONE call of the database function {@code reserve_transport} (migration V5), in autocommit:
+     * one round trip, its own transaction. SFU placement stays here: the function gets the pod {@link SfuSelector}
+     * would pick for a meeting without a usable SFU and the pods known to be usable or not; when it needs a pod in
+     * neither list it writes nothing and names it ({@code check_pod}), and we ask again knowing it (at most once per
+     * pod; with one SFU, or a meeting on the least stressed one, never).
+     */
+    private Reserved reserveInDatabase(Caller caller, UUID meetingId, UUID participantId, long epoch, String key,
+                                      String hash, long expected, String deviceKey) {
+        Map<String, SfuEntry> known = new HashMap<>(); // pod → its registry entry, for the answer
+        Set<String> usable = new HashSet<>();
+        Set<String> unusable = new HashSet<>();
+        SfuEntry fallback = selector.choose(null).orElse(null);
+        if (fallback != null) {
+            known.put(fallback.pod(), fallback);
+            (selector.isUsable(fallback.pod()) ? usable : unusable).add(fallback.pod());
+        }
+        for (int round = 0; ; round++) {
+            Outcome o = db.oneStatement(c -> {
+                try (PreparedStatement ps = c.prepareStatement(RESERVE)) {
+                    ps.setObject(1, meetingId);
+                    ps.setLong(2, epoch);
+                    ps.setObject(3, caller.tenantId());
+                    ps.setObject(4, caller.principalId());
+                    ps.setObject(5, participantId);
+                    ps.setString(6, key);
+                    ps.setString(7, hash);
+                    ps.setLong(8, expected);
+                    ps.setString(9, deviceKey);
+                    ps.setString(10, fallback == null ? null : fallback.pod());
+                    ps.setArray(11, c.createArrayOf("text", usable.toArray()));
+                    ps.setArray(12, c.createArrayOf("text", unusable.toArray()));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        String outcome = rs.getString(1);
+                        boolean row = "replay".equals(outcome) || "reserved".equals(outcome);
+                        return new Outcome(outcome, rs.getString(2), rs.getLong(3), rs.getString(4), rs.getString(5),
+                                row ? ParticipantRow.read(rs, 5) : null);
+                    }
+                }
+            });
+            switch (o.outcome()) {
+                case "meeting_not_found" -> throw ApiException.notFound("meeting_not_found", "no such meeting");
+                case "not_owner" -> throw new NotOwnerException(meetingId, epoch, Long.parseLong(o.info()));
+                case "participant_not_found" ->
+                        throw ApiException.notFound("participant_not_found", "no such participant in this meeting");
+                case "not_your_participant" ->
+                        throw ApiException.forbidden("not_your_participant", "transports are requested by the participant itself");
+                case "meeting_ended" -> throw ApiException.conflict("meeting_ended", "the meeting is " + o.info());
+                case "participant_removed" -> throw ApiException.forbidden("participant_removed", "the participant was removed");
+                case "not_admitted" -> throw ApiException.forbidden("not_admitted", "participant is " + o.info());
+                case "key_reused" ->
+                        throw ApiException.conflict("idempotency_key_reused", "this Idempotency-Key was used with a different request");
+                case "superseded" -> {
+                    staleGeneration.increment();
+                    throw ApiException.conflict("transport_attempt_superseded",
+                                    "this attempt expired; start a new one with the current generation")
+                            .with("current_transport_generation", Long.parseLong(o.info()));
+                }
+                case "stale_generation" -> {
+                    staleGeneration.increment();
+                    throw ApiException.conflict("stale_transport_generation",
+                                    "expected_transport_generation is " + expected + " but the current generation is " + o.info())
+                            .with("current_transport_generation", Long.parseLong(o.info()));
+                }
+                case "no_media_server" ->
+                        throw ApiException.unavailable("no_media_server", "no media server is available in this region");
+                case "check_pod" -> {
+                    if (round > 8 || usable.contains(o.info()) || unusable.contains(o.info())) {
+                        throw new IllegalStateException("reserve_transport asked again for " + o.info());
+                    }
+                    SfuEntry e = selector.isUsable(o.info()) ? selector.get(o.info()).orElse(null) : null;
+                    if (e != null) {
+                        known.put(e.pod(), e);
+                        usable.add(e.pod());
+                    } else {
+                        unusable.add(o.info());
+                    }
+                }
+                case "replay", "reserved" -> {
+                    SfuEntry sfu = known.get(o.pod()); // the function only answers with a pod from our lists
+                    return new Reserved(o.generation(), sfu, o.deviceKey(), o.row());
+                }
+                default -> throw new IllegalStateException("reserve_transport: " + o.outcome());
+            }
+        }
+    }
+
+    /** {@code reserve_transport}'s parameters, in {@link #reserveInDatabase}'s binding order. */
+    private static final String RESERVE = "SELECT * FROM reserve_transport(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+    /** {@code reserve_transport}'s answer: outcome, detail, and for replay/reserved the attempt and the participant row. */
+    private record Outcome(String outcome, String info, long generation, String pod, String deviceKey, ParticipantRow row) {
     }
 
     static Duration ticketLifetime() {
