@@ -71,12 +71,17 @@ final class LoadLoop {
     private final long endNanos;
     private final Stats st = Stats.fresh();
     private final Ids ids;
+    private final long timeoutNanos;
+    private final java.util.List<Worker> all = new java.util.ArrayList<>();
     private Selector selector;
     private int active;
     /** Workers whose exchange failed: they start a new meeting from the loop (not from inside the failure). */
     private final java.util.ArrayDeque<Worker> restart = new java.util.ArrayDeque<>();
 
-    LoadLoop(InetSocketAddress server, int attendees, long endNanos, Ids ids) {
+    /** An answer not complete after this long is an error (the worker drops the connection and starts over). */
+    static final long TIMEOUT_MILLIS = 60_000;
+
+    LoadLoop(InetSocketAddress server, int attendees, long endNanos, Ids ids, long timeoutMillis) {
         if (attendees < 1) {
             throw new IllegalArgumentException("attendees must be at least 1 (the revocation targets an attendee)");
         }
@@ -85,12 +90,18 @@ final class LoadLoop {
         this.attendees = attendees;
         this.endNanos = endNanos;
         this.ids = ids;
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     }
 
     /** Runs {@code workers} workers on the calling thread until {@code seconds} have passed and each finished its meeting. */
     static Result run(InetSocketAddress server, int seconds, int workers, int attendees, Ids ids) throws IOException {
+        return run(server, seconds, workers, attendees, ids, TIMEOUT_MILLIS);
+    }
+
+    static Result run(InetSocketAddress server, int seconds, int workers, int attendees, Ids ids, long timeoutMillis)
+            throws IOException {
         long start = System.nanoTime();
-        LoadLoop loop = new LoadLoop(server, attendees, start + TimeUnit.SECONDS.toNanos(seconds), ids);
+        LoadLoop loop = new LoadLoop(server, attendees, start + TimeUnit.SECONDS.toNanos(seconds), ids, timeoutMillis);
         long cpu0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         loop.loop(workers);
         long cpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0;
@@ -101,12 +112,22 @@ final class LoadLoop {
         try (Selector sel = Selector.open()) {
             selector = sel;
             for (int i = 0; i < workers; i++) {
-                new Worker().startMeeting();
+                Worker w = new Worker();
+                all.add(w);
                 active++;
+                w.startMeeting();
             }
+            long tick = Math.min(1000, Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos) / 4));
+            long nextCheck = System.nanoTime() + timeoutNanos / 4;
             while (active > 0) {
+                if (System.nanoTime() >= nextCheck) {
+                    nextCheck = System.nanoTime() + timeoutNanos / 4;
+                    for (Worker w : all) {
+                        w.checkTimeout();
+                    }
+                }
                 if (restart.isEmpty()) {
-                    sel.select(1000);
+                    sel.select(tick);
                 } else {
                     sel.selectNow();
                 }
@@ -196,7 +217,24 @@ final class LoadLoop {
                 ch.write(out);
                 key.interestOps(out.hasRemaining() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
             } catch (IOException e) {
-                failed(e.toString());
+                retryOrFail(e.toString());
+            }
+        }
+
+        /**
+         * Nothing of the answer arrived and the connection had carried an earlier exchange: the server closed
+         * the idle keep-alive connection, so the same request goes once more on a new one (safe: it carries an
+         * Idempotency-Key). Anything else is an error.
+         */
+        private void retryOrFail(String what) {
+            if (inLen == 0 && reused && !resent) {
+                drop();
+                resent = true;
+                boolean keep = resent;
+                transmit();
+                resent = keep;
+            } else {
+                failed(what);
             }
         }
 
@@ -207,6 +245,13 @@ final class LoadLoop {
             ch.configureBlocking(false);
             key = ch.register(selector, SelectionKey.OP_READ, this);
             reused = false;
+        }
+
+        /** An exchange in flight for longer than the timeout fails (a server that never answers must not stall the run). */
+        void checkTimeout() {
+            if (ch != null && System.nanoTime() - sentAt > timeoutNanos) {
+                failed(step + ": no complete answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+            }
         }
 
         void ready(SelectionKey k) {
@@ -224,14 +269,10 @@ final class LoadLoop {
                 int r = ch.read(ByteBuffer.wrap(in, inLen, in.length - inLen));
                 if (r < 0) {
                     if (inLen == 0 && reused && !resent) {
-                        // the server closed the idle keep-alive connection: the same request once more on a new
-                        // one (safe: it carries an Idempotency-Key)
-                        drop();
-                        resent = true;
-                        transmitAgain();
-                        return;
+                        retryOrFail("connection closed");
+                    } else {
+                        complete(parser.parseAtEof(in, inLen));
                     }
-                    complete(parser.parseAtEof(in, inLen));
                     return;
                 }
                 if (r > 0) {
@@ -243,15 +284,11 @@ final class LoadLoop {
                         complete(done);
                     }
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
+                retryOrFail(e.toString());
+            } catch (RuntimeException e) {
                 failed(e.toString());
             }
-        }
-
-        private void transmitAgain() {
-            boolean keep = resent;
-            transmit();
-            resent = keep;
         }
 
         private void complete(int length) throws IOException {
