@@ -5,6 +5,7 @@
 # usage: bench/controller/compare.sh A.jar B.jar [C.jar ...] [seconds=20] [workers=32] [attendees=5] [rounds=2] [warmup=10]
 # BENCH_CLASSES="dirA dirB ..." alternates bench class directories too (each jar with each: e.g. the old and the
 # new load generator against the same controller jar); default bench/target/classes.
+# BENCH_JVM_OPTS adds options to the bench JVM (the load generator + stub SFU), e.g. -XX:TieredStopAtLevel=1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
@@ -21,7 +22,7 @@ for r in $(seq 1 "$ROUNDS"); do
       variant="$jar"
       [ "${#CLASSES[@]}" -gt 1 ] && variant="$jar [$classes]"
       echo "=== round $r: $variant (load: $(cut -d' ' -f1-3 /proc/loadavg))"
-      "$JAVA_HOME/bin/java" -cp "$classes:$CP" dev.parley.bench.controller.ControllerLoadBenchmark \
+      "$JAVA_HOME/bin/java" ${BENCH_JVM_OPTS:-} -cp "$classes:$CP" dev.parley.bench.controller.ControllerLoadBenchmark \
         "$jar" "$SECS" "$WORKERS" "$ATT" "$WARM" 2>&1 \
         | grep -E '^(joins|  [a-z_]+ |controller CPU|  authorization_enforcement_lag_seconds\{|PostgreSQL|benchmark failed)' \
         > "$SUMMARY.run" || true

@@ -40,8 +40,10 @@ final class BenchSfuStub implements AutoCloseable {
 
     BenchSfuStub(String pod, String region, Client etcd, String secret) throws IOException {
         this(secret);
-        // registration stays the real code path the SFU uses (lease + periodic entry)
-        ProcessLease l = new ProcessLease(etcd, 5).start();
+        // registration stays the real code path the SFU uses (lease + entry refreshed every 2 s, as sfu-pod does,
+        // so the controller's registry watch sees the same traffic); a 20 s lease needs a keep-alive only every
+        // ~3 s instead of every 0.8 s (TTL 5) — nothing in the controller depends on the SFU's lease TTL
+        ProcessLease l = new ProcessLease(etcd, 20).start();
         String url = url();
         Registrar r = new Registrar(etcd, l, EtcdKeys.sfu(region, pod), () -> new SfuEntry(pod, region, SfuEntry.ACTIVE,
                 url, "127.0.0.1", 0, 0, SfuEntry.SfuLoad.idle(), System.currentTimeMillis()), new ObjectMapper(),
