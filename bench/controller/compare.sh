@@ -5,7 +5,10 @@
 # usage: bench/controller/compare.sh A.jar B.jar [C.jar ...] [seconds=20] [workers=32] [attendees=5] [rounds=2] [warmup=10]
 # BENCH_CLASSES="dirA dirB ..." alternates bench class directories too (each jar with each: e.g. the old and the
 # new load generator against the same controller jar); default bench/target/classes.
-# BENCH_JVM_OPTS adds options to the bench JVM (the load generator + stub SFU), e.g. -XX:TieredStopAtLevel=1.
+# An entry DIR#OPT,OPT runs that bench with those JVM options instead of BENCH_JVM_OPTS (e.g. the old bench
+# with the JVM's defaults: "/tmp/old-classes# bench/target/classes").
+# BENCH_JVM_OPTS: options of the bench JVM (load generator + stub SFU); default -XX:TieredStopAtLevel=1 (C1 only:
+# its own compiled code is barely slower and C2 compilation was ~40 % of the bench JVM's CPU — README, sixth session).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
@@ -18,11 +21,14 @@ SUMMARY=$(mktemp)
 trap 'rm -f "$SUMMARY" "$SUMMARY.run"' EXIT
 for r in $(seq 1 "$ROUNDS"); do
   for jar in "${JARS[@]}"; do
-    for classes in "${CLASSES[@]}"; do
+    for entry in "${CLASSES[@]}"; do
+      classes=${entry%%#*}
+      opts=${BENCH_JVM_OPTS--XX:TieredStopAtLevel=1}
+      [[ "$entry" == *#* ]] && opts=${entry#*#} && opts=${opts//,/ }
       variant="$jar"
-      [ "${#CLASSES[@]}" -gt 1 ] && variant="$jar [$classes]"
-      echo "=== round $r: $variant (load: $(cut -d' ' -f1-3 /proc/loadavg))"
-      "$JAVA_HOME/bin/java" ${BENCH_JVM_OPTS:-} -cp "$classes:$CP" dev.parley.bench.controller.ControllerLoadBenchmark \
+      [ "${#CLASSES[@]}" -gt 1 ] && variant="$jar [$entry]"
+      echo "=== round $r: $variant (bench JVM options: ${opts:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg))"
+      "$JAVA_HOME/bin/java" $opts -cp "$classes:$CP" dev.parley.bench.controller.ControllerLoadBenchmark \
         "$jar" "$SECS" "$WORKERS" "$ATT" "$WARM" 2>&1 \
         | grep -E '^(joins|  [a-z_]+ |controller CPU|  authorization_enforcement_lag_seconds\{|PostgreSQL|benchmark failed)' \
         > "$SUMMARY.run" || true

@@ -8,6 +8,8 @@
 #   join     floor/join.sql: the minimal write set of ONE join as three requests, each ONE transaction of ONE
 #            statement (join: seats + participant + event + outbox; admit: participant + command + 2 events +
 #            2 outbox rows; transport: generation bump + attempt row)
+#   join-nofk the same with foreign-key checks off (session_replication_role=replica): what the ~9 FK checks
+#            per join (one per inserted row referencing meetings / participants) cost
 # and prints per variant transactions/s and the server's CPU per transaction (postmaster + all its processes,
 # ended ones included, from /proc), for join also per join (= 3 transactions).
 # usage: bench/controller/floor.sh [clients=4] [seconds=10] [rounds=3]
@@ -51,15 +53,17 @@ echo "PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}'), fsync/synchr
   "$CLIENTS clients, $SECS s per run, generic plans (-M prepared, plan_cache_mode=force_generic_plan)"
 RESULTS=$DIR/results
 for r in $(seq 1 "$ROUNDS"); do
-  for v in select1 tpcb join; do
+  for v in select1 tpcb join join-nofk; do
+    opts="-c plan_cache_mode=force_generic_plan"
     case $v in
       select1) args=(-f floor/select1.sql floor); per=1 ;;
       tpcb) args=(-b tpcb-like tpcb); per=1 ;;
       join) args=(-f floor/join.sql floor); per=3 ;;
+      join-nofk) args=(-f floor/join.sql floor); per=3; opts="$opts -c session_replication_role=replica" ;;
     esac
     sleep 1
     before=$(server_ticks)
-    out=$(PGOPTIONS="-c plan_cache_mode=force_generic_plan" pgbench -n -M prepared -c "$CLIENTS" -j 1 -T "$SECS" "${args[@]}" 2>&1) || true
+    out=$(PGOPTIONS="$opts" pgbench -n -M prepared -c "$CLIENTS" -j 1 -T "$SECS" "${args[@]}" 2>&1) || true
     sleep 1 # the backends' CPU reaches the postmaster's cutime once they have been reaped
     after=$(server_ticks)
     n=$(awk '/number of transactions actually processed/ {print $NF}' <<< "$out" | cut -d/ -f1)
@@ -70,13 +74,13 @@ for r in $(seq 1 "$ROUNDS"); do
     awk -v v="$v" -v r="$r" -v n="$n" -v per="$per" -v t=$((after - before)) -v hz="$HZ" -v secs="$SECS" -v f="${failed:-0}" \
       -v l="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
         ms = t * 1000 / hz / n
-        printf "round %s  %-8s %7.0f scripts/s  %7.0f xacts/s  server CPU %.3f ms per script (%.3f per xact) -> %5.0f scripts per server CPU-s  failed %s  (load %s)\n",
+        printf "round %s  %-9s %7.0f scripts/s  %7.0f xacts/s  server CPU %.3f ms per script (%.3f per xact) -> %5.0f scripts per server CPU-s  failed %s  (load %s)\n",
           r, v, n / secs, n * per / secs, ms, ms / per, 1000 / ms, f, l }' | tee -a "$RESULTS"
   done
 done
 # the join script really wrote what it claims: every attempted join admitted with a transport, and per join
 # 3 control events, 3 outbox rows, 1 command, 1 transport attempt, 1 seat in the meeting and the tenant
-joins=$(awk '$3 == "join" {s += $4} END {print s * '"$SECS"'}' "$RESULTS")
+joins=$(awk '$3 ~ /^join/ {s += $4} END {print s * '"$SECS"'}' "$RESULTS")
 psql -At -d floor -c "SELECT (SELECT count(*) FROM meeting_participants WHERE admission_state = 'admitted' AND transport_generation = 1),
   (SELECT count(*) FROM control_events), (SELECT count(*) FROM outbox_events), (SELECT count(*) FROM commands),
   (SELECT count(*) FROM transport_attempts), (SELECT sum(active_participants) FROM meetings),
@@ -88,4 +92,4 @@ echo "median over $ROUNDS rounds (server CPU-ms per script; a join script = one 
 awk '{ v = $3; ms[v] = ms[v] " " $10; xs[v] = xs[v] " " $4 }
   function med(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-  END { for (v in ms) { m = med(ms[v]); printf "  %-8s %.3f ms per script, %.0f scripts/s; at 1000 per second: %.2f cores of server CPU\n", v, m, med(xs[v]), m } }' "$RESULTS" | sort
+  END { for (v in ms) { m = med(ms[v]); printf "  %-9s %.3f ms per script, %.0f scripts/s; at 1000 per second: %.2f cores of server CPU\n", v, m, med(xs[v]), m } }' "$RESULTS" | sort

@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
  * binaries) and etcd on this machine, everything on loopback. Each worker loops: create a meeting with a
  * waiting room, the host joins, then {@code attendees} participants each join, get admitted and request a
  * transport (one "join" = join + admit + transport). Then one audio revocation per meeting. Reports
- * joins/s, per-operation latency p50/p99 and the controller's own authorization_enforcement_lag.
+ * joins/s, per-operation latency p50/p99 and the controller's own authorization_enforcement_lag. The workers
+ * are state machines on ONE selector thread ({@link LoadLoop}), each with its own keep-alive connection.
  *
  * <p>Usage: {@code java -cp bench.jar dev.parley.bench.controller.ControllerLoadBenchmark
  * [controllerJar] [seconds] [workers] [attendees] [warmupSeconds]}; env {@code CONTROLLER_JVM_OPTS} adds
