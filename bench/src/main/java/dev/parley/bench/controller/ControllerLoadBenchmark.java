@@ -136,7 +136,7 @@ public final class ControllerLoadBenchmark {
                 CpuSnapshot cpu = CpuSnapshot.take(controller.toHandle(), pg.getPort()).minus(cpu0);
                 long xacts = transactions(pg, db) - xact0;
                 // CPU the controller JVM itself spent (PostgreSQL, etcd and the load generator excluded)
-                System.out.print(cpu.report(joins, result.loopCpuNanos() / 1_000_000));
+                System.out.print(cpu.report(joins, result.loopCpuNanos() / 1_000_000, result.loopUserNanos() / 1_000_000));
                 System.out.printf("PostgreSQL transactions (commits incl. autocommit statements): %.1f per join%n",
                         joins == 0 ? 0 : xacts / (double) joins);
                 System.out.println(enforcementLag(base));

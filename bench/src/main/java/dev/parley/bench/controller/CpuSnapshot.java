@@ -111,10 +111,11 @@ record CpuSnapshot(Map<String, Long> controllerMillis, long postgresMillis, long
     }
 
     /**
-     * The report; {@code loadLoopMillis} is the CPU the load loop measured on its own thread (the bench JVM's
+     * The report; {@code loadLoopMillis} (of it {@code loadLoopUserMillis} in user mode) is the CPU the load loop
+     * measured on its own thread (the bench JVM's
      * threads are otherwise split by name; "other" is the rest of the process: main thread, ended threads).
      */
-    String report(long joins, long loadLoopMillis) {
+    String report(long joins, long loadLoopMillis, long loadLoopUserMillis) {
         StringBuilder sb = new StringBuilder();
         long total = controllerTotal();
         long jit = controllerMillis.getOrDefault("JIT compiler", 0L);
@@ -132,7 +133,8 @@ record CpuSnapshot(Map<String, Long> controllerMillis, long postgresMillis, long
                 joins == 0 ? 0 : postgresMillis / (double) joins, joins == 0 ? 0 : etcdMillis / (double) joins,
                 joins == 0 ? 0 : benchMillis / (double) joins));
         Map<String, Long> bench = new LinkedHashMap<>();
-        bench.put("load loop (HTTP client, flow, tokens, histograms)", loadLoopMillis);
+        bench.put("load loop, user mode (HTTP client, flow, tokens, histograms)", loadLoopUserMillis);
+        bench.put("load loop, kernel (socket syscalls incl. loopback TCP)", Math.max(0, loadLoopMillis - loadLoopUserMillis));
         long named = loadLoopMillis;
         for (Map.Entry<String, Long> e : benchThreadMillis.entrySet()) {
             if (!e.getKey().equals("other threads")) {

@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  * from pre-encoded constant parts; responses are parsed in place ({@link ResponseParser}) and only the ids the
  * flow needs are read from the JSON ({@link JsonScan}). Every status is checked: an unexpected status, a
  * malformed answer or a broken connection counts as an error, the worker drops its connection and starts a new
- * meeting. (32 platform threads with Jackson, nimbus tokens and SecureRandom UUIDs cost the bench JVM about
- * as much CPU per join as PostgreSQL's cheapest statements; see bench/controller/README.md, sixth session.)
+ * meeting. (The previous client — 32 platform threads, Jackson trees, nimbus tokens, SecureRandom UUIDs — and
+ * stub cost the bench JVM ~2.2 CPU-ms per join, now ~0.5: bench/controller/README.md, sixth session.)
  */
 final class LoadLoop {
     /** Latency histograms (µs) and counters of one run; written by the loop thread only. */
@@ -46,8 +46,8 @@ final class LoadLoop {
         }
     }
 
-    /** What a run did, and the CPU time the loop thread itself spent. */
-    record Result(Stats stats, double elapsedSeconds, long loopCpuNanos) {
+    /** What a run did, and the CPU time the loop thread itself spent (all of it, and of that in user mode). */
+    record Result(Stats stats, double elapsedSeconds, long loopCpuNanos, long loopUserNanos) {
     }
 
     private static final byte[] CREATE_BODY =
@@ -102,10 +102,12 @@ final class LoadLoop {
             throws IOException {
         long start = System.nanoTime();
         LoadLoop loop = new LoadLoop(server, attendees, start + TimeUnit.SECONDS.toNanos(seconds), ids, timeoutMillis);
-        long cpu0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long cpu0 = mx.getCurrentThreadCpuTime();
+        long user0 = mx.getCurrentThreadUserTime();
         loop.loop(workers);
-        long cpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0;
-        return new Result(loop.st, (System.nanoTime() - start) / 1e9, cpu);
+        return new Result(loop.st, (System.nanoTime() - start) / 1e9, mx.getCurrentThreadCpuTime() - cpu0,
+                mx.getCurrentThreadUserTime() - user0);
     }
 
     void loop(int workers) throws IOException {
