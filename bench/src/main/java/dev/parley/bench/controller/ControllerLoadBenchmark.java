@@ -1,49 +1,36 @@
 package dev.parley.bench.controller;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.crypto.MACSigner;
-import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.SignedJWT;
 import dev.parley.platform.ticket.TicketKeys;
 import dev.parley.testsupport.etcd.EtcdCluster;
 import dev.parley.testsupport.postgres.EmbeddedPostgresLauncher;
 import dev.parley.testsupport.postgres.PostgresExtension;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import io.etcd.jetcd.Client;
-import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Control-plane load on ONE controller process (the real fat jar, its own JVM) with PostgreSQL (embedded
  * binaries) and etcd on this machine, everything on loopback. Each worker loops: create a meeting with a
  * waiting room, the host joins, then {@code attendees} participants each join, get admitted and request a
  * transport (one "join" = join + admit + transport). Then one audio revocation per meeting. Reports
- * joins/s, per-operation latency p50/p99 and the controller's own authorization_enforcement_lag.
+ * joins/s, per-operation latency p50/p99 and the controller's own authorization_enforcement_lag. The workers
+ * are state machines on ONE selector thread ({@link LoadLoop}), each with its own keep-alive connection.
  *
  * <p>Usage: {@code java -cp bench.jar dev.parley.bench.controller.ControllerLoadBenchmark
  * [controllerJar] [seconds] [workers] [attendees] [warmupSeconds]}; env {@code CONTROLLER_JVM_OPTS} adds
@@ -52,7 +39,6 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ControllerLoadBenchmark {
     static final String JWT_SECRET = "bench-hmac-secret-0123456789abcdef0123456789";
     static final String INTERNAL_SECRET = "bench-internal-secret-0123456789";
-    static final ObjectMapper JSON = new ObjectMapper();
 
     private ControllerLoadBenchmark() {
     }
@@ -145,11 +131,12 @@ public final class ControllerLoadBenchmark {
                 }
                 CpuSnapshot cpu0 = CpuSnapshot.take(controller.toHandle(), pg.getPort());
                 long xact0 = transactions(pg, db);
-                long joins = run(base, seconds, workers, attendees, true);
+                LoadLoop.Result result = run(base, seconds, workers, attendees, true);
+                long joins = result.stats().joins();
                 CpuSnapshot cpu = CpuSnapshot.take(controller.toHandle(), pg.getPort()).minus(cpu0);
                 long xacts = transactions(pg, db) - xact0;
                 // CPU the controller JVM itself spent (PostgreSQL, etcd and the load generator excluded)
-                System.out.print(cpu.report(joins));
+                System.out.print(cpu.report(joins, result.loopCpuNanos() / 1_000_000, result.loopUserNanos() / 1_000_000));
                 System.out.printf("PostgreSQL transactions (commits incl. autocommit statements): %.1f per join%n",
                         joins == 0 ? 0 : xacts / (double) joins);
                 System.out.println(enforcementLag(base));
@@ -240,110 +227,30 @@ public final class ControllerLoadBenchmark {
         throw new IllegalStateException("controller did not become healthy");
     }
 
-    static String token(UUID tenant, UUID principal) throws Exception {
-        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), new JWTClaimsSet.Builder()
-                .subject(principal.toString()).claim("tid", tenant.toString())
-                .expirationTime(new Date(System.currentTimeMillis() + 3600_000)).build());
-        jwt.sign(new MACSigner(JWT_SECRET.getBytes(StandardCharsets.UTF_8)));
-        return jwt.serialize();
-    }
-
-    record Stats(Histogram create, Histogram join, Histogram admit, Histogram transport, Histogram revoke,
-                 AtomicLong joins, AtomicLong errors) {
-        static Stats fresh() {
-            return new Stats(h(), h(), h(), h(), h(), new AtomicLong(), new AtomicLong());
+    /**
+     * One run of the load loop on this thread; prints joins/s and the latency percentiles when {@code report}.
+     * Returns what the loop did and its own CPU time.
+     */
+    static LoadLoop.Result run(String base, int seconds, int workers, int attendees, boolean report) throws Exception {
+        URI u = URI.create(base);
+        LoadLoop.Result r = LoadLoop.run(new InetSocketAddress(u.getHost(), u.getPort()), seconds, workers, attendees,
+                new Ids(JWT_SECRET, System.nanoTime()));
+        if (report) {
+            LoadLoop.Stats st = r.stats();
+            System.out.printf("joins (join+admit+transport): %d in %.1f s = %.0f joins/s; errors %d%n",
+                    st.joins(), r.elapsedSeconds(), st.joins() / r.elapsedSeconds(), st.errors());
+            print("create_meeting", st.create());
+            print("join", st.join());
+            print("admit (command)", st.admit());
+            print("transport", st.transport());
+            print("revoke_audio (command)", st.revoke());
         }
-
-        static Histogram h() {
-            return new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(60), 3);
-        }
-    }
-
-    static JsonNode post(KeepAliveHttp http, String path, String token, String body, Histogram h, Stats st, int expect)
-            throws Exception {
-        long t0 = System.nanoTime();
-        KeepAliveHttp.Response r = http.post(path, body, "Authorization", "Bearer " + token,
-                "Content-Type", "application/json", "Idempotency-Key", UUID.randomUUID().toString());
-        h.recordValue(Math.max(1, (System.nanoTime() - t0) / 1000));
-        if (r.status() != expect) {
-            st.errors().incrementAndGet();
-            throw new IllegalStateException(path + " -> " + r.status() + " " + r.text());
-        }
-        return JSON.readTree(r.body());
-    }
-
-    static long run(String base, int seconds, int workers, int attendees, boolean report) throws Exception {
-        Stats st = Stats.fresh();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        ExecutorService pool = Executors.newFixedThreadPool(workers);
-        List<Future<?>> fs = new ArrayList<>();
-        long start = System.nanoTime();
-        for (int w = 0; w < workers; w++) {
-            fs.add(pool.submit(() -> {
-                URI u = URI.create(base);
-                try (KeepAliveHttp http = new KeepAliveHttp(u.getHost(), u.getPort())) {
-                    while (System.nanoTime() < end) {
-                        try {
-                            meeting(http, attendees, st);
-                        } catch (Exception e) {
-                            http.disconnect(); // a fresh connection after any failure
-                            if (st.errors().get() < 5) {
-                                System.err.println("error: " + e.getMessage());
-                            }
-                        }
-                    }
-                }
-                return null;
-            }));
-        }
-        for (Future<?> f : fs) {
-            f.get();
-        }
-        double elapsed = (System.nanoTime() - start) / 1e9;
-        pool.shutdown();
-        if (!report) {
-            return st.joins().get();
-        }
-        System.out.printf("joins (join+admit+transport): %d in %.1f s = %.0f joins/s; errors %d%n",
-                st.joins().get(), elapsed, st.joins().get() / elapsed, st.errors().get());
-        print("create_meeting", st.create());
-        print("join", st.join());
-        print("admit (command)", st.admit());
-        print("transport", st.transport());
-        print("revoke_audio (command)", st.revoke());
-        return st.joins().get();
+        return r;
     }
 
     static void print(String name, Histogram h) {
         System.out.printf("  %-24s n=%-7d p50=%6.1f ms  p99=%6.1f ms  max=%6.1f ms%n", name, h.getTotalCount(),
                 h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0);
-    }
-
-    static void meeting(KeepAliveHttp base, int attendees, Stats st) throws Exception {
-        UUID tenant = UUID.randomUUID();
-        String host = token(tenant, UUID.randomUUID());
-        JsonNode m = post(base, "/v1/meetings", host,
-                "{\"title\":\"bench\",\"waiting_room_enabled\":true,\"encryption_mode\":\"transport\"}", st.create(), st, 201);
-        String mid = m.get("meeting_id").asText();
-        post(base, "/v1/meetings/" + mid + "/participants", host,
-                "{\"client_instance_id\":\"" + UUID.randomUUID() + "\",\"display_name\":\"host\"}", st.join(), st, 201);
-        String lastPid = null;
-        long lastVersion = 0;
-        for (int i = 0; i < attendees; i++) {
-            String tok = token(tenant, UUID.randomUUID());
-            JsonNode j = post(base, "/v1/meetings/" + mid + "/participants", tok,
-                    "{\"client_instance_id\":\"" + UUID.randomUUID() + "\",\"display_name\":\"a\"}", st.join(), st, 201);
-            String pid = j.get("participant_id").asText();
-            JsonNode a = post(base, "/v1/meetings/" + mid + "/commands", host,
-                    "{\"type\":\"admit\",\"participant_id\":\"" + pid + "\"}", st.admit(), st, 201);
-            post(base, "/v1/meetings/" + mid + "/participants/" + pid + "/transports", tok,
-                    "{\"expected_transport_generation\":0,\"device_key_id\":\"dk\"}", st.transport(), st, 200);
-            st.joins().incrementAndGet();
-            lastPid = pid;
-            lastVersion = a.get("participant_version").asLong();
-        }
-        post(base, "/v1/meetings/" + mid + "/commands", host, "{\"type\":\"revoke_audio_publish\",\"participant_id\":\""
-                + lastPid + "\",\"expected_participant_version\":" + lastVersion + "}", st.revoke(), st, 201);
     }
 
     /** The controller's own committed → applied measurement (Micrometer summary, seconds). */
