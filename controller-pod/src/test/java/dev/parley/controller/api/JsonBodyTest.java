@@ -29,9 +29,10 @@ class JsonBodyTest {
     /**
      * The hash is written straight from the tree now; it must stay byte-for-byte the hash of the earlier
      * canonical form (tree → maps → sorted JSON), or idempotency records stored before would stop matching.
+     * Answers are written by our pooled mapper instead of {@code toString()}: the text must not change.
      */
     @Test
-    void hashIsTheSha256OfTheCanonicalFormItAlwaysWas() throws Exception {
+    void hashAndAnswerTextAreWhatTheyAlwaysWere() throws Exception {
         java.util.Random rnd = new java.util.Random(42);
         String[] fixed = {"{}", "{\"a\":[]}", "{\"z\":{\"y\":{\"x\":[1,{\"b\":null,\"a\":true}]}},\"a\":-0.0}",
                 "{\"big\":123456789012345678901234567890,\"l\":9007199254740993,\"d\":1.0E-7,\"e\":1e300}",
@@ -47,6 +48,8 @@ class JsonBodyTest {
         for (ObjectNode t : trees) {
             String old = java.util.HexFormat.of().formatHex(md.digest(JsonBody.canonicalBytes(t)));
             assertThat(JsonBody.hash(t)).as(t.toString()).isEqualTo(old);
+            // answers are written through the pooled factory now: the same text as JsonNode.toString()
+            assertThat(JsonBody.write(t)).isEqualTo(t.toString());
         }
     }
 
