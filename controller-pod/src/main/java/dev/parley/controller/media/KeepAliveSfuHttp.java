@@ -81,9 +81,9 @@ final class KeepAliveSfuHttp implements AutoCloseable {
             int ms = remainingMillis(deadlineNanos);
             c.socket.setSoTimeout(ms);
             try {
+                c.first = true; // nothing of this request's answer read yet (a write failure counts as stale too)
                 c.out.write(request);
                 c.out.flush();
-                c.first = true;
                 Response r = read(c);
                 keep = c.reusable;
                 return r;

@@ -104,18 +104,25 @@ public class SfuClient {
         }
         long deadline = System.nanoTime() + GRANT_TIMEOUT.toNanos();
         byte[] payload = bytes(request);
-        return CompletableFuture.supplyAsync(() -> {
-            KeepAliveSfuHttp.Response resp;
-            try {
-                resp = auth == null
-                        ? grantHttp.exchange("PUT", base, path, payload, deadline, "Content-Type", "application/json")
-                        : grantHttp.exchange("PUT", base, path, payload, deadline, "Content-Type", "application/json",
-                        "Authorization", auth);
-            } catch (Exception e) {
-                return new Result<T>(0, null, new InternalError("unreachable", null, failure(e)));
-            }
-            return result(resp.status(), resp.body(), type);
-        }, grantCalls);
+        try {
+            return CompletableFuture.supplyAsync(() -> grantCall(base, path, payload, deadline, type), grantCalls);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // shutting down: answer as an unreachable SFU, never throw at the caller
+            return CompletableFuture.completedFuture(new Result<T>(0, null, new InternalError("unreachable", null, "shutdown")));
+        }
+    }
+
+    private <T> Result<T> grantCall(String base, String path, byte[] payload, long deadline, Class<T> type) {
+        KeepAliveSfuHttp.Response resp;
+        try {
+            resp = auth == null
+                    ? grantHttp.exchange("PUT", base, path, payload, deadline, "Content-Type", "application/json")
+                    : grantHttp.exchange("PUT", base, path, payload, deadline, "Content-Type", "application/json",
+                    "Authorization", auth);
+        } catch (Exception e) {
+            return new Result<T>(0, null, new InternalError("unreachable", null, failure(e)));
+        }
+        return result(resp.status(), resp.body(), type);
     }
 
     public CompletableFuture<Result<CreateTransportResponse>> createTransport(String base, CreateTransportRequest r) {
