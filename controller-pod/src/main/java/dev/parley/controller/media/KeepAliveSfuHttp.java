@@ -1,6 +1,7 @@
 package dev.parley.controller.media;
 
 import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -58,31 +59,33 @@ final class KeepAliveSfuHttp implements AutoCloseable {
     Response exchange(String method, String base, String path, byte[] body, long deadlineNanos, String... headers)
             throws IOException {
         Target t = targets.computeIfAbsent(base, KeepAliveSfuHttp::target);
-        byte[] request = request(method, t, path, body, headers);
+        byte[] head = head(method, t, path, body.length, headers);
         Conn c = idle.computeIfAbsent(t, k -> new ConcurrentLinkedDeque<>()).pollFirst();
         if (c != null) {
             try {
-                return exchange(t, c, request, deadlineNanos);
+                return exchange(t, c, head, body, deadlineNanos);
             } catch (StaleConnection e) {
                 // the SFU closed the idle connection before reading our request: once more on a new one
             }
         }
         c = open(t, deadlineNanos);
         try {
-            return exchange(t, c, request, deadlineNanos);
+            return exchange(t, c, head, body, deadlineNanos);
         } catch (StaleConnection e) {
             throw e.io;
         }
     }
 
-    private Response exchange(Target t, Conn c, byte[] request, long deadlineNanos) throws IOException {
+    private Response exchange(Target t, Conn c, byte[] head, byte[] body, long deadlineNanos) throws IOException {
         boolean keep = false;
         try {
             int ms = remainingMillis(deadlineNanos);
             c.socket.setSoTimeout(ms);
             try {
                 c.first = true; // nothing of this request's answer read yet (a write failure counts as stale too)
-                c.out.write(request);
+                // a small request leaves in one write; a large body (a renewal batch) goes out without a copy
+                c.out.write(head);
+                c.out.write(body);
                 c.out.flush();
                 Response r = read(c);
                 keep = c.reusable;
@@ -143,17 +146,13 @@ final class KeepAliveSfuHttp implements AutoCloseable {
         return new Target(bare, port, host + ":" + port);
     }
 
-    private static byte[] request(String method, Target t, String path, byte[] body, String... headers) {
+    private static byte[] head(String method, Target t, String path, int contentLength, String... headers) {
         StringBuilder sb = new StringBuilder(256).append(method).append(' ').append(path).append(" HTTP/1.1\r\nHost: ")
-                .append(t.hostHeader()).append("\r\nContent-Length: ").append(body.length).append("\r\n");
+                .append(t.hostHeader()).append("\r\nContent-Length: ").append(contentLength).append("\r\n");
         for (int i = 0; i + 1 < headers.length; i += 2) {
             sb.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
         }
-        byte[] head = sb.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
-        byte[] all = new byte[head.length + body.length];
-        System.arraycopy(head, 0, all, 0, head.length);
-        System.arraycopy(body, 0, all, head.length, body.length);
-        return all;
+        return sb.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
     }
 
     private static Response read(Conn c) throws IOException {
@@ -315,7 +314,7 @@ final class KeepAliveSfuHttp implements AutoCloseable {
         Conn(Socket s) throws IOException {
             this.socket = s;
             this.in = new BufferedInputStream(s.getInputStream(), 8192);
-            this.out = s.getOutputStream();
+            this.out = new BufferedOutputStream(s.getOutputStream(), 8192);
         }
 
         void close() {

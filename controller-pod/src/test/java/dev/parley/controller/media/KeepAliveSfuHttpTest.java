@@ -84,6 +84,16 @@ class KeepAliveSfuHttpTest {
     }
 
     @Test
+    void largeBodiesGoOutWhole() throws IOException {
+        String base = jdkServer(true);
+        byte[] big = "g".repeat(300_000).getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < 2; i++) {
+            KeepAliveSfuHttp.Response r = http.exchange("PUT", base, "/b", big, in(5000));
+            assertEquals("PUT /b " + "g".repeat(300_000) + " null 1", new String(r.body(), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
     void readsChunkedAnswers() throws IOException {
         String base = jdkServer(true);
         KeepAliveSfuHttp.Response r = http.exchange("PUT", base, "/c", "abc".getBytes(StandardCharsets.UTF_8), in(2000));
