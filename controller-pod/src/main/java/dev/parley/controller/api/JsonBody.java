@@ -1,7 +1,10 @@
 package dev.parley.controller.api;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,7 +15,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.UUID;
 import java.util.regex.Pattern;
 
@@ -21,12 +27,12 @@ import java.util.regex.Pattern;
  * never a 500. Bodies are parsed by us (not bound by the framework) so that the error is always ours.
  */
 public final class JsonBody {
-    public static final ObjectMapper JSON = JsonMapper.builder()
+    public static final ObjectMapper JSON = JsonMapper.builder(pooledFactory())
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
             .build();
-    private static final ObjectMapper CANONICAL = JsonMapper.builder()
+    private static final ObjectMapper CANONICAL = JsonMapper.builder(pooledFactory())
             .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).build();
     private static final Pattern KEY = Pattern.compile("[\\x21-\\x7e]{1,200}");
 
@@ -35,6 +41,24 @@ public final class JsonBody {
     }
 
     private JsonBody() {
+    }
+
+    /**
+     * A JSON factory whose parse/write buffers come from one pool shared by all threads. Jackson's default pool
+     * is per thread, and our request handlers are virtual threads (a new one per request), so every parse and
+     * write allocated fresh buffers: the idempotency hash alone was the largest allocation site of a join.
+     */
+    public static JsonFactory pooledFactory() {
+        return JsonFactory.builder().recyclerPool(JsonRecyclerPools.newConcurrentDequePool()).build();
+    }
+
+    /** Compact JSON text of a tree (what {@code toString()} gives, through the pooled factory). */
+    public static String write(JsonNode n) {
+        try {
+            return JSON.writeValueAsString(n);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Parses a JSON object body. */
@@ -152,23 +176,89 @@ public final class JsonBody {
         throw invalid(field, "one of " + String.join(", ", allowed));
     }
 
-    /** SHA-256 of the canonical (key-sorted) JSON: same request = same hash regardless of key order. */
+    /**
+     * SHA-256 of the canonical (key-sorted) JSON: same request = same hash regardless of key order. The tree is
+     * written straight into the digest with object keys sorted; the bytes are those of the earlier
+     * {@link #canonicalBytes} (tree → maps → JSON with sorted map entries), so hashes stored in idempotency
+     * records stay valid, without building the intermediate maps and byte array per request.
+     */
     public static String hash(JsonNode n) {
+        MessageDigest md = sha256();
+        try (JsonGenerator g = CANONICAL.getFactory().createGenerator(new DigestSink(md))) {
+            writeSorted(g, n);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return HexFormat.of().formatHex(md.digest());
+    }
+
+    /** The canonical bytes as they were first defined (kept to check {@link #hash(JsonNode)} against). */
+    static byte[] canonicalBytes(JsonNode n) throws com.fasterxml.jackson.core.JsonProcessingException {
+        return CANONICAL.writeValueAsBytes(CANONICAL.treeToValue(n, Object.class));
+    }
+
+    private static void writeSorted(JsonGenerator g, JsonNode n) throws java.io.IOException {
+        if (n.isObject()) {
+            List<String> names = new ArrayList<>(n.size());
+            n.fieldNames().forEachRemaining(names::add);
+            Collections.sort(names);
+            g.writeStartObject();
+            for (String name : names) {
+                g.writeFieldName(name);
+                writeSorted(g, n.get(name));
+            }
+            g.writeEndObject();
+        } else if (n.isArray()) {
+            g.writeStartArray();
+            for (JsonNode e : n) {
+                writeSorted(g, e);
+            }
+            g.writeEndArray();
+        } else {
+            CANONICAL.writeTree(g, n);
+        }
+    }
+
+    private static final MessageDigest SHA256 = newSha256();
+
+    private static MessageDigest newSha256() {
         try {
-            Object canonical = CANONICAL.treeToValue(n, Object.class);
-            byte[] bytes = CANONICAL.writeValueAsBytes(canonical);
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException | com.fasterxml.jackson.core.JsonProcessingException e) {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    public static String hash(String s) {
+    /** A fresh SHA-256 (a clone skips the provider lookup of {@code getInstance}). */
+    private static MessageDigest sha256() {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
+            return (MessageDigest) SHA256.clone();
+        } catch (CloneNotSupportedException e) {
+            return newSha256();
         }
+    }
+
+    /** Feeds written bytes to a digest. */
+    private static final class DigestSink extends java.io.OutputStream {
+        private final MessageDigest md;
+
+        DigestSink(MessageDigest md) {
+            this.md = md;
+        }
+
+        @Override
+        public void write(int b) {
+            md.update((byte) b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            md.update(b, off, len);
+        }
+    }
+
+    public static String hash(String s) {
+        return HexFormat.of().formatHex(sha256().digest(s.getBytes(StandardCharsets.UTF_8)));
     }
 
     public static ObjectNode obj() {

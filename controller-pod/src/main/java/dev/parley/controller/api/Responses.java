@@ -12,6 +12,6 @@ public final class Responses {
 
     public static HttpResponse<String> json(int status, JsonNode body) {
         return HttpResponse.<String>status(HttpStatus.valueOf(status)).contentType(MediaType.APPLICATION_JSON_TYPE)
-                .body(body.toString());
+                .body(JsonBody.write(body));
     }
 }

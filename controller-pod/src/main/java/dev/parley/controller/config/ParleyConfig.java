@@ -118,7 +118,8 @@ public record ParleyConfig(
     }
 
     public String signalingEndpoint() {
-        return publicUrl.replaceFirst("^http", "ws") + "/v1/connect";
+        // http → ws, https → wss (no regex: this runs for every transport answer)
+        return (publicUrl.startsWith("http") ? "ws" + publicUrl.substring(4) : publicUrl) + "/v1/connect";
     }
 
     /** Micronaut properties derived from this configuration. */

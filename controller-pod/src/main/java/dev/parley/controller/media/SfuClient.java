@@ -42,9 +42,19 @@ public class SfuClient {
         t.setDaemon(true);
         return t;
     });
+    /**
+     * Grant calls block on their connection: a thread each while in flight (at most one push per SFU, renewals
+     * limited by GrantService), created on demand and kept while busy. Platform threads, for the reason above.
+     */
+    private final ExecutorService grantCalls = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "sfu-answers-grants"); // "sfu-answers" prefix: the benchmark counts it with the pushes
+        t.setDaemon(true);
+        return t;
+    });
+    private final KeepAliveSfuHttp grantHttp = new KeepAliveSfuHttp();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1))
             .version(HttpClient.Version.HTTP_1_1).build();
-    private final ObjectMapper json = new ObjectMapper();
+    private final ObjectMapper json = new ObjectMapper(dev.parley.controller.api.JsonBody.pooledFactory());
     private final String auth;
 
     public SfuClient(ParleyConfig cfg) {
@@ -76,12 +86,43 @@ public class SfuClient {
     }
 
     public CompletableFuture<Result<PutGrantsResponse>> putGrants(String base, PutGrantsRequest r) {
-        return send(req(base, InternalPaths.GRANTS, GRANT_TIMEOUT).PUT(body(r)).build(), PutGrantsResponse.class);
+        return putGrantsAt(base, InternalPaths.GRANTS, r, PutGrantsResponse.class);
     }
 
     /** Several meetings' grants in one request (renewal round); each meeting has its own result. */
     public CompletableFuture<Result<PutGrantBatchResponse>> putGrantBatch(String base, PutGrantBatchRequest r) {
-        return send(req(base, InternalPaths.GRANT_BATCH, GRANT_TIMEOUT).PUT(body(r)).build(), PutGrantBatchResponse.class);
+        return putGrantsAt(base, InternalPaths.GRANT_BATCH, r, PutGrantBatchResponse.class);
+    }
+
+    /**
+     * Grant pushes and renewals (the frequent calls): on a kept-alive connection, written and answered on one
+     * of our grant threads, which then also runs what depends on the answer; the deadline starts now.
+     */
+    private <T> CompletableFuture<Result<T>> putGrantsAt(String base, String path, Object request, Class<T> type) {
+        if (!KeepAliveSfuHttp.handles(base)) {
+            return send(req(base, path, GRANT_TIMEOUT).PUT(body(request)).build(), type);
+        }
+        long deadline = System.nanoTime() + GRANT_TIMEOUT.toNanos();
+        byte[] payload = bytes(request);
+        try {
+            return CompletableFuture.supplyAsync(() -> grantCall(base, path, payload, deadline, type), grantCalls);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // shutting down: answer as an unreachable SFU, never throw at the caller
+            return CompletableFuture.completedFuture(new Result<T>(0, null, new InternalError("unreachable", null, "shutdown")));
+        }
+    }
+
+    private <T> Result<T> grantCall(String base, String path, byte[] payload, long deadline, Class<T> type) {
+        KeepAliveSfuHttp.Response resp;
+        try {
+            resp = auth == null
+                    ? grantHttp.exchange("PUT", base, path, payload, deadline, "Content-Type", "application/json")
+                    : grantHttp.exchange("PUT", base, path, payload, deadline, "Content-Type", "application/json",
+                    "Authorization", auth);
+        } catch (Exception e) {
+            return new Result<T>(0, null, new InternalError("unreachable", null, failure(e)));
+        }
+        return result(resp.status(), resp.body(), type);
     }
 
     public CompletableFuture<Result<CreateTransportResponse>> createTransport(String base, CreateTransportRequest r) {
@@ -104,10 +145,26 @@ public class SfuClient {
     }
 
     private HttpRequest.BodyPublisher body(Object o) {
+        return HttpRequest.BodyPublishers.ofByteArray(bytes(o));
+    }
+
+    private byte[] bytes(Object o) {
         try {
-            return HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(o));
+            return json.writeValueAsBytes(o);
         } catch (Exception e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    private <T> Result<T> result(int status, byte[] body, Class<T> type) {
+        try {
+            if (status / 100 == 2) {
+                return new Result<>(status, json.readValue(body, type), null);
+            }
+            InternalError err = body.length == 0 ? null : json.readValue(body, InternalError.class);
+            return new Result<T>(status, null, err);
+        } catch (Exception e) {
+            return new Result<T>(status, null, new InternalError("unreadable_response", null, null));
         }
     }
 
@@ -117,21 +174,15 @@ public class SfuClient {
             if (t != null) {
                 return new Result<T>(0, null, new InternalError("unreachable", null, failure(t)));
             }
-            try {
-                if (resp.statusCode() / 100 == 2) {
-                    return new Result<>(resp.statusCode(), json.readValue(resp.body(), type), null);
-                }
-                InternalError err = resp.body().length == 0 ? null : json.readValue(resp.body(), InternalError.class);
-                return new Result<T>(resp.statusCode(), null, err);
-            } catch (Exception e) {
-                return new Result<T>(resp.statusCode(), null, new InternalError("unreadable_response", null, null));
-            }
+            return result(resp.statusCode(), resp.body(), type);
         }, answers);
     }
 
     @PreDestroy
     void stop() {
         answers.shutdown();
+        grantCalls.shutdown();
+        grantHttp.close();
     }
 
     private static String failure(Throwable t) {

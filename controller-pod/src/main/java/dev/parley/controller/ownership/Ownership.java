@@ -135,9 +135,24 @@ public final class Ownership {
         }
     }
 
+    /**
+     * Serialises take-overs of one meeting (the check, the PostgreSQL round trip and the map update must not
+     * interleave for the same meeting). Striped by meeting: one lock for the whole process held every new
+     * meeting's first request behind every other meeting's database round trip.
+     */
+    private final Object[] takeOverLocks = newLocks(64);
+
+    private static Object[] newLocks(int n) {
+        Object[] locks = new Object[n];
+        for (int i = 0; i < n; i++) {
+            locks[i] = new Object();
+        }
+        return locks;
+    }
+
     /** Raises the epoch in PostgreSQL (only upward) and re-reads state through the listeners. */
     private long takeOver(UUID meetingId, long epoch) {
-        synchronized (this) {
+        synchronized (takeOverLocks[Math.floorMod(meetingId.hashCode(), takeOverLocks.length)]) {
             Long already = owned.get(meetingId);
             if (already != null && already == epoch) {
                 return epoch;

@@ -26,6 +26,71 @@ class JsonBodyTest {
         assertThat(JsonBody.hash(a)).isEqualTo(JsonBody.hash(b)).isNotEqualTo(JsonBody.hash(c));
     }
 
+    /**
+     * The hash is written straight from the tree now; it must stay byte-for-byte the hash of the earlier
+     * canonical form (tree → maps → sorted JSON), or idempotency records stored before would stop matching.
+     * Answers are written by our pooled mapper instead of {@code toString()}: the text must not change.
+     */
+    @Test
+    void hashAndAnswerTextAreWhatTheyAlwaysWere() throws Exception {
+        java.util.Random rnd = new java.util.Random(42);
+        String[] fixed = {"{}", "{\"a\":[]}", "{\"z\":{\"y\":{\"x\":[1,{\"b\":null,\"a\":true}]}},\"a\":-0.0}",
+                "{\"big\":123456789012345678901234567890,\"l\":9007199254740993,\"d\":1.0E-7,\"e\":1e300}",
+                "{\"s\":\"\\u0000\\n\\\"\\\\ é \\ud83d\\ude00 </script>\",\"B\":1,\"a\":2,\"\\u00e9\":3,\"_\":4}"};
+        java.util.List<ObjectNode> trees = new java.util.ArrayList<>();
+        for (String f : fixed) {
+            trees.add(JsonBody.object(f));
+        }
+        for (int i = 0; i < 2000; i++) {
+            trees.add((ObjectNode) JsonBody.object(JsonBody.JSON.writeValueAsString(randomObject(rnd, 0))));
+        }
+        java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+        for (ObjectNode t : trees) {
+            String old = java.util.HexFormat.of().formatHex(md.digest(JsonBody.canonicalBytes(t)));
+            assertThat(JsonBody.hash(t)).as(t.toString()).isEqualTo(old);
+            // answers are written through the pooled factory now: the same text as JsonNode.toString()
+            assertThat(JsonBody.write(t)).isEqualTo(t.toString());
+        }
+    }
+
+    private static Object randomObject(java.util.Random rnd, int depth) {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        int n = rnd.nextInt(depth == 0 ? 8 : 4);
+        for (int i = 0; i < n; i++) {
+            m.put(randomText(rnd), randomValue(rnd, depth + 1));
+        }
+        return m;
+    }
+
+    private static Object randomValue(java.util.Random rnd, int depth) {
+        switch (rnd.nextInt(depth > 3 ? 7 : 9)) {
+            case 0: return rnd.nextInt();
+            case 1: return rnd.nextLong();
+            case 2: return rnd.nextDouble() * Math.pow(10, rnd.nextInt(40) - 20);
+            case 3: return randomText(rnd);
+            case 4: return rnd.nextBoolean();
+            case 5: return null;
+            case 6: return new java.math.BigInteger(100, rnd);
+            case 7: return randomObject(rnd, depth);
+            default: {
+                java.util.List<Object> l = new java.util.ArrayList<>();
+                for (int i = rnd.nextInt(4); i > 0; i--) {
+                    l.add(randomValue(rnd, depth + 1));
+                }
+                return l;
+            }
+        }
+    }
+
+    private static String randomText(java.util.Random rnd) {
+        String alphabet = "abcABC_-09 é\u00e9\u4e2d\"\\\n\t\u0001";
+        StringBuilder sb = new StringBuilder();
+        for (int i = rnd.nextInt(6); i >= 0; i--) {
+            sb.append(alphabet.charAt(rnd.nextInt(alphabet.length())));
+        }
+        return sb.toString();
+    }
+
     @Test
     void malformedBodiesHaveStableCodes() {
         assertThat(code(() -> JsonBody.object(null))).isEqualTo("missing_body");

@@ -40,4 +40,12 @@ class ParleyConfigTest {
         assertThat(c.signalingEndpoint()).isEqualTo("ws://127.0.0.1:8080/v1/connect");
         assertThat(c.reconnectGraceMillis()).isEqualTo(30_000);
     }
+
+    @Test
+    void signalingEndpointFollowsThePublicScheme() {
+        assertThat(ParleyConfig.from(Map.of("PARLEY_PUBLIC_URL", "https://meet.example")::get).signalingEndpoint())
+                .isEqualTo("wss://meet.example/v1/connect");
+        assertThat(ParleyConfig.from(Map.of("PARLEY_PUBLIC_URL", "http://10.0.0.5:8080")::get).signalingEndpoint())
+                .isEqualTo("ws://10.0.0.5:8080/v1/connect");
+    }
 }
