@@ -20,8 +20,10 @@ record CpuSnapshot(Map<String, Long> controllerMillis, long postgresMillis, long
             {"C1 CompilerThre", "JIT compiler"}, {"C2 CompilerThre", "JIT compiler"},
             {"GC Thread", "GC"}, {"G1 ", "GC"},
             {"default-eventLo", "HTTP server event loops (Netty)"},
+            // on the epoll transport Micronaut's loop threads keep Netty's default NIO-looking names
+            {"default-nioEven", "HTTP server event loops (Netty)"}, {"default-epollEv", "HTTP server event loops (Netty)"},
             {"ForkJoinPool-", "request handlers (virtual threads: routing, SQL, signing)"},
-            {"HttpClient-", "SFU grant pushes (JDK HttpClient)"}, {"sfu-answers", "SFU grant pushes (JDK HttpClient)"},
+            {"HttpClient-", "SFU grant pushes (JDK HttpClient)"}, {"sfu-answers", "SFU grant pushes (kept-alive HTTP/1.1)"},
             {"vert.x-eventloo", "etcd client"}, {"jetcd-", "etcd client"}, {"grpc-", "etcd client"},
     };
     /** The same for this JVM (the load loop runs on the calling thread and measures itself). */
