@@ -39,7 +39,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -85,6 +87,15 @@ public final class GrantService {
         t.setDaemon(true);
         return t;
     });
+    /**
+     * Writers of {@code applied} (a transaction each), striped by meeting so one meeting's commands are marked
+     * in order. They run off the thread that handles an SFU's answer: that thread is the SFU's only push lane,
+     * and a database write there held back the next push (a revocation behind other commands' bookkeeping).
+     */
+    static final int APPLIED_WRITERS = 2;
+    private final ExecutorService[] appliedWriters = new ExecutorService[APPLIED_WRITERS];
+    /** Commands whose enforcement is done and whose {@code applied} write is queued or running. */
+    private final Set<UUID> marking = ConcurrentHashMap.newKeySet();
 
     public GrantService(Db db, Ownership ownership, ProcessLease lease, SfuClient sfus, SfuSelector selector,
                         CommandService commands, SessionHub sessions, MeterRegistry meters, ParleyConfig cfg) {
@@ -103,6 +114,14 @@ public final class GrantService {
         meters.gauge("active_meetings", meetings, Map::size);
         ownership.onAcquired(this::acquired);
         ownership.onLost(meetings::remove);
+        for (int i = 0; i < APPLIED_WRITERS; i++) {
+            String name = "grant-applied-" + i;
+            appliedWriters[i] = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, name);
+                t.setDaemon(true);
+                return t;
+            });
+        }
         exec.scheduleWithFixedDelay(this::renewAll, cfg.grantRenewMillis(), cfg.grantRenewMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -646,29 +665,51 @@ public final class GrantService {
                 }
             }
             if (done && g.pending.remove(p)) {
+                marking.add(p.commandId());
+                long lagNanos = now - p.committedNanos();
                 try {
-                    List<ControlEvent> events = commands.markApplied(meetingId, g.epoch, p.commandId(), p.endsMeeting());
-                    enforcementLag.record(now - p.committedNanos(), TimeUnit.NANOSECONDS);
-                    sessions.publish(meetingId, events);
-                    if (p.endsMeeting()) {
-                        sessions.closeMeeting(meetingId);
-                    }
-                } catch (RuntimeException e) {
-                    LOG.warn("marking command {} applied failed: {}", p.commandId(), e.toString());
-                    g.pending.add(p);
+                    appliedWriters[Math.floorMod(meetingId.hashCode(), APPLIED_WRITERS)]
+                            .execute(() -> writeApplied(meetingId, g, p, lagNanos));
+                } catch (RejectedExecutionException e) {
+                    marking.remove(p.commandId()); // shutting down: the next owner finds it pending
                 }
             }
+        }
+    }
+
+    /**
+     * Records {@code applied} for a command every SFU now enforces; on failure it goes back to pending and the
+     * next acknowledgement (at the latest the next renewal) tries again. The lag is the time to enforcement,
+     * measured when the last acknowledgement arrived, and counted once the write succeeded.
+     */
+    private void writeApplied(UUID meetingId, MeetingGrants g, Pending p, long lagNanos) {
+        try {
+            List<ControlEvent> events = commands.markApplied(meetingId, g.epoch, p.commandId(), p.endsMeeting());
+            enforcementLag.record(lagNanos, TimeUnit.NANOSECONDS);
+            sessions.publish(meetingId, events);
+            if (p.endsMeeting()) {
+                sessions.closeMeeting(meetingId);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("marking command {} applied failed: {}", p.commandId(), e.toString());
+            g.pending.add(p); // before leaving `marking`: isPending never sees a gap
+        } finally {
+            marking.remove(p.commandId());
         }
     }
 
     /** Whether a command is still pending here (for tests and the API). */
     public boolean isPending(UUID meetingId, UUID commandId) {
         MeetingGrants g = meetings.get(meetingId);
-        return g != null && g.pending.stream().anyMatch(p -> p.commandId().equals(commandId));
+        return marking.contains(commandId)
+                || (g != null && g.pending.stream().anyMatch(p -> p.commandId().equals(commandId)));
     }
 
     @PreDestroy
     void stop() {
         exec.shutdownNow();
+        for (ExecutorService w : appliedWriters) {
+            w.shutdown(); // queued applied writes still run; what remains is found pending by the next owner
+        }
     }
 }
