@@ -54,6 +54,9 @@ public final class TestSfuDouble implements AutoCloseable {
     private volatile double stress;
     private volatile boolean dropGrants;
     private volatile boolean batchEndpoint = true;
+    /** Meeting whose grant requests are answered only once {@link #heldLatch} opens (null: answer at once). */
+    private volatile String heldMeeting;
+    private volatile java.util.concurrent.CountDownLatch heldLatch;
 
     /** meeting → highest epoch seen. */
     public final Map<String, Long> highestEpoch = new ConcurrentHashMap<>();
@@ -128,6 +131,23 @@ public final class TestSfuDouble implements AutoCloseable {
         batchEndpoint = supported;
     }
 
+    /**
+     * Grant requests (single or batch) that carry this meeting are applied and answered only after
+     * {@code release} opens: the answer of one push can be held while the test arranges what follows it.
+     */
+    public void holdAnswersFor(String meetingId, java.util.concurrent.CountDownLatch release) {
+        heldLatch = release;
+        heldMeeting = meetingId;
+    }
+
+    private void waitIfHeld(byte[] body) throws InterruptedException {
+        String m = heldMeeting;
+        java.util.concurrent.CountDownLatch l = heldLatch;
+        if (m != null && l != null && new String(body, java.nio.charset.StandardCharsets.UTF_8).contains(m)) {
+            l.await(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
     public Held held(String meetingId, String participantId) {
         return grants.get(meetingId + "/" + participantId);
     }
@@ -144,6 +164,7 @@ public final class TestSfuDouble implements AutoCloseable {
             byte[] body = ex.getRequestBody().readAllBytes();
             if (path.equals("/internal/v1/grants") && method.equals("PUT")) {
                 grantPuts.incrementAndGet();
+                waitIfHeld(body);
                 if (dropGrants) {
                     Thread.sleep(2000);
                     return;
@@ -156,6 +177,7 @@ public final class TestSfuDouble implements AutoCloseable {
                 }
             } else if (path.equals("/internal/v1/grants/batch") && method.equals("PUT") && batchEndpoint) {
                 batchPuts.incrementAndGet();
+                waitIfHeld(body);
                 if (dropGrants) {
                     Thread.sleep(2000);
                     return;
