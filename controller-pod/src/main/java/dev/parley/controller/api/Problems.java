@@ -1,6 +1,7 @@
 package dev.parley.controller.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
@@ -12,7 +13,8 @@ import java.util.Map;
 /** Renders RFC 9457 problem documents: {@code type, title, status, detail, code} plus extension members. */
 public final class Problems {
     public static final MediaType PROBLEM_JSON = MediaType.of("application/problem+json");
-    private static final ObjectMapper JSON = new ObjectMapper();
+    // a pooled factory: callers are virtual threads, whose per-thread buffer pools never get reused
+    private static final ObjectMapper JSON = JsonMapper.builder(JsonBody.pooledFactory()).build();
 
     private Problems() {
     }

@@ -1,6 +1,7 @@
 package dev.parley.controller.command;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.api.ApiException;
 import dev.parley.controller.api.JsonBody;
@@ -38,7 +39,8 @@ public class CommandService {
     public static final Set<String> TYPES = Set.of("admit", "deny", "remove_participant", "set_publish",
             "revoke_audio_publish", "mute_all", "request_unmute", "set_role", "transfer_host", "lock_meeting",
             "end_meeting", "start_recording", "stop_recording");
-    private static final ObjectMapper JSON = new ObjectMapper();
+    // a pooled factory: callers are virtual threads, whose per-thread buffer pools never get reused
+    private static final ObjectMapper JSON = JsonMapper.builder(JsonBody.pooledFactory()).build();
     /** Commands on one participant ({@code participant_id}): its row is fetched with the meeting lock. */
     private static final Set<String> TARGETED = Set.of("admit", "deny", "remove_participant", "set_publish",
             "revoke_audio_publish", "request_unmute", "set_role", "transfer_host");

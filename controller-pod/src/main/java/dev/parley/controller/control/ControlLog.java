@@ -1,8 +1,10 @@
 package dev.parley.controller.control;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.api.ApiException;
+import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.db.Pipeline;
 import dev.parley.controller.outbox.Outbox;
 import jakarta.inject.Singleton;
@@ -26,7 +28,8 @@ import java.util.UUID;
 public class ControlLog {
     /** How many events per meeting and epoch are kept for resume; older cursors get snapshot_required. */
     public static final int RETENTION = 1000;
-    private static final ObjectMapper JSON = new ObjectMapper();
+    // a pooled factory: callers are virtual threads, whose per-thread buffer pools never get reused
+    private static final ObjectMapper JSON = JsonMapper.builder(JsonBody.pooledFactory()).build();
 
     public ControlEvent append(Connection c, UUID meetingId, long epoch, String type, ObjectNode payload,
                                UUID audience) throws SQLException {
