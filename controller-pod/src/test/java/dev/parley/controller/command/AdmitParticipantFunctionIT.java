@@ -1,13 +1,12 @@
 package dev.parley.controller.command;
 
-import dev.parley.controller.testing.TestPostgres;
-import dev.parley.testsupport.postgres.PostgresExtension;
-import org.flywaydb.core.Flyway;
-import org.junit.jupiter.api.BeforeAll;
+import dev.parley.controller.testing.FunctionDb;
+import dev.parley.controller.testing.FunctionDb.MeetingRow;
+import dev.parley.controller.testing.FunctionDb.ParticipantRow;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -27,50 +26,21 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class AdmitParticipantFunctionIT {
     private static final long EPOCH = 3;
-    private static String url;
-
-    @BeforeAll
-    static void db() throws Exception {
-        url = TestPostgres.freshDatabaseUrl();
-        Flyway.configure().dataSource(url, PostgresExtension.user(), PostgresExtension.password())
-                .locations("classpath:db/migration").load().migrate();
-    }
-
-    private static Connection connect() throws SQLException {
-        return DriverManager.getConnection(url, PostgresExtension.user(), PostgresExtension.password());
-    }
+    @RegisterExtension
+    static final FunctionDb db = new FunctionDb();
 
     private record Room(UUID meeting, UUID tenant, UUID host, UUID waiting, UUID waitingPrincipal) {
     }
 
     private static void participant(Connection c, UUID meeting, UUID id, UUID principal, String role, String state)
             throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO meeting_participants (meeting_id, participant_id, "
-                + "principal_id, client_instance_id, idempotency_key, role, admission_state, display_name, join_request) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, 'n', '{}')")) {
-            ps.setObject(1, meeting);
-            ps.setObject(2, id);
-            ps.setObject(3, principal);
-            ps.setObject(4, UUID.randomUUID());
-            ps.setString(5, id.toString());
-            ps.setString(6, role);
-            ps.setString(7, state);
-            ps.executeUpdate();
-        }
+        ParticipantRow.of(meeting, id, principal).withRole(role).withState(state).insert(c);
     }
 
     /** A scheduled meeting with its organizer as admitted host and one waiting attendee. */
     private static Room room(Connection c) throws SQLException {
-        Room r = new Room(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID());
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO meetings (meeting_id, tenant_id, organizer_id, "
-                + "idempotency_key, creation_request, title, encryption_mode, waiting_room_enabled, controller_epoch, control_seq) "
-                + "VALUES (?, ?, ?, 'k', '{}', 't', 'transport', true, ?, 5)")) {
-            ps.setObject(1, r.meeting());
-            ps.setObject(2, r.tenant());
-            ps.setObject(3, r.host());
-            ps.setLong(4, EPOCH);
-            ps.executeUpdate();
-        }
+        MeetingRow m = MeetingRow.at(EPOCH).withControlSeq(5).insert(c);
+        Room r = new Room(m.id(), m.tenant(), m.organizer(), UUID.randomUUID(), UUID.randomUUID());
         participant(c, r.meeting(), UUID.randomUUID(), r.host(), "host", "admitted");
         participant(c, r.meeting(), r.waiting(), r.waitingPrincipal(), "attendee", "waiting");
         return r;
@@ -129,7 +99,7 @@ class AdmitParticipantFunctionIT {
 
     @Test
     void theUsualAdmitWritesWhatTheGeneralPathWrites() throws Exception {
-        try (Connection c = connect()) {
+        try (Connection c = db.connect()) {
             Room r = room(c);
             assertThat(admit(c, r, EPOCH, r.host(), "a", r.waiting(), 1L)).isEqualTo("admitted seq=6 v=2 admitted");
             assertThat(rows(c, "SELECT status || ' ' || version || ' ' || control_seq FROM meetings WHERE meeting_id = ?",
@@ -152,7 +122,7 @@ class AdmitParticipantFunctionIT {
 
     @Test
     void everyOtherCaseWritesNothing() throws Exception {
-        try (Connection c = connect()) {
+        try (Connection c = db.connect()) {
             Room r = room(c);
             UUID cohost = UUID.randomUUID();
             List<String> before = state(c, r.meeting());
@@ -181,7 +151,7 @@ class AdmitParticipantFunctionIT {
     @Test
     void concurrentAdmitsOfOneParticipantAdmitOnce() throws Exception {
         Room r;
-        try (Connection c = connect()) {
+        try (Connection c = db.connect()) {
             r = room(c);
         }
         ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -190,7 +160,7 @@ class AdmitParticipantFunctionIT {
             for (int i = 0; i < 8; i++) {
                 String key = "key-" + i;
                 results.add(pool.submit(() -> {
-                    try (Connection c = connect()) {
+                    try (Connection c = db.connect()) {
                         return admit(c, r, EPOCH, r.host(), key, r.waiting(), null);
                     }
                 }));
@@ -204,7 +174,7 @@ class AdmitParticipantFunctionIT {
         } finally {
             pool.shutdownNow();
         }
-        try (Connection c = connect()) {
+        try (Connection c = db.connect()) {
             assertThat(rows(c, "SELECT seq::text FROM control_events WHERE meeting_id = ? ORDER BY seq", r.meeting()))
                     .containsExactly("6", "7");
             assertThat(rows(c, "SELECT count(*)::text FROM commands WHERE meeting_id = ?", r.meeting())).containsExactly("1");

@@ -1,13 +1,11 @@
 package dev.parley.controller.participant;
 
-import dev.parley.controller.testing.TestPostgres;
-import dev.parley.testsupport.postgres.PostgresExtension;
-import org.flywaydb.core.Flyway;
-import org.junit.jupiter.api.BeforeAll;
+import dev.parley.controller.testing.FunctionDb;
+import dev.parley.controller.testing.FunctionDb.MeetingRow;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -18,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import static dev.parley.controller.testing.FunctionDb.count;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -28,47 +27,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class JoinMeetingFunctionIT {
     private static final long EPOCH = 4;
-    private static String url;
+    @RegisterExtension
+    static final FunctionDb db = new FunctionDb();
 
-    @BeforeAll
-    static void db() throws Exception {
-        url = TestPostgres.freshDatabaseUrl();
-        Flyway.configure().dataSource(url, PostgresExtension.user(), PostgresExtension.password())
-                .locations("classpath:db/migration").load().migrate();
-    }
-
-    private static Connection connect() throws SQLException {
-        return DriverManager.getConnection(url, PostgresExtension.user(), PostgresExtension.password());
-    }
-
-    private record Meeting(UUID id, UUID tenant, UUID organizer) {
-    }
-
-    private static Meeting meeting(Connection c, boolean waitingRoom, int maxParticipants) throws SQLException {
+    private static MeetingRow meeting(Connection c, boolean waitingRoom, int maxParticipants) throws SQLException {
         return meeting(c, waitingRoom, maxParticipants, UUID.randomUUID());
     }
 
-    private static Meeting meeting(Connection c, boolean waitingRoom, int maxParticipants, UUID tenant) throws SQLException {
-        Meeting m = new Meeting(UUID.randomUUID(), tenant, UUID.randomUUID());
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO meetings (meeting_id, tenant_id, organizer_id, "
-                + "idempotency_key, creation_request, title, encryption_mode, waiting_room_enabled, controller_epoch, "
-                + "max_participants) VALUES (?, ?, ?, 'k', '{}', 't', 'transport', ?, ?, ?)")) {
-            ps.setObject(1, m.id());
-            ps.setObject(2, m.tenant());
-            ps.setObject(3, m.organizer());
-            ps.setBoolean(4, waitingRoom);
-            ps.setLong(5, EPOCH);
-            ps.setInt(6, maxParticipants);
-            ps.executeUpdate();
-        }
-        return m;
+    private static MeetingRow meeting(Connection c, boolean waitingRoom, int maxParticipants, UUID tenant)
+            throws SQLException {
+        return MeetingRow.at(EPOCH).withTenant(tenant).withWaitingRoom(waitingRoom).withMaxParticipants(maxParticipants)
+                .insert(c);
     }
 
     /** Outcome, info, seq, role, admission state of one call. */
     private record Out(String outcome, String info, long seq, String role, String state, UUID participant) {
     }
 
-    private static Out join(Connection c, Meeting m, long epoch, UUID principal, UUID device, String key, int tenantMax)
+    private static Out join(Connection c, MeetingRow m, long epoch, UUID principal, UUID device, String key, int tenantMax)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT o_outcome, o_info, o_seq, o_role, o_admission_state, "
                 + "o_participant_id FROM join_meeting(?, ?, ?, ?, ?, ?, 'name', ?::jsonb, ?, ?, ?, ?)")) {
@@ -87,16 +63,6 @@ class JoinMeetingFunctionIT {
                 assertThat(rs.next()).isTrue();
                 return new Out(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getString(5),
                         rs.getObject(6, UUID.class));
-            }
-        }
-    }
-
-    private static long count(Connection c, String sql, UUID meeting) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setObject(1, meeting);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
             }
         }
     }
@@ -123,8 +89,8 @@ class JoinMeetingFunctionIT {
 
     @Test
     void organizerBecomesHostGoesLiveAndTheSameKeyReplaysWithoutWriting() throws Exception {
-        try (Connection c = connect()) {
-            Meeting m = meeting(c, true, 10);
+        try (Connection c = db.connect()) {
+            MeetingRow m = meeting(c, true, 10);
             UUID device = UUID.randomUUID();
             Out first = join(c, m, EPOCH, m.organizer(), device, "k1", 100);
             assertThat(first.outcome()).isEqualTo("joined");
@@ -160,13 +126,12 @@ class JoinMeetingFunctionIT {
 
     @Test
     void aStaleEpochOrAnotherTenantWritesNothing() throws Exception {
-        try (Connection c = connect()) {
-            Meeting m = meeting(c, false, 10);
+        try (Connection c = db.connect()) {
+            MeetingRow m = meeting(c, false, 10);
             Out stale = join(c, m, EPOCH - 1, UUID.randomUUID(), UUID.randomUUID(), "k", 100);
             assertThat(stale.outcome()).isEqualTo("not_owner");
             assertThat(stale.info()).isEqualTo(String.valueOf(EPOCH));
-            Out other = join(c, new Meeting(m.id(), UUID.randomUUID(), m.organizer()), EPOCH, UUID.randomUUID(),
-                    UUID.randomUUID(), "k", 100);
+            Out other = join(c, m.withTenant(UUID.randomUUID()), EPOCH, UUID.randomUUID(), UUID.randomUUID(), "k", 100);
             assertThat(other.outcome()).isEqualTo("meeting_not_found");
             assertThat(participants(c, m.id())).isZero();
             assertThat(events(c, m.id())).isZero();
@@ -180,8 +145,8 @@ class JoinMeetingFunctionIT {
 
     @Test
     void concurrentJoinsNeverOvershootTheMeetingLimitAndTheSequenceStaysGapFree() throws Exception {
-        Meeting m;
-        try (Connection c = connect()) {
+        MeetingRow m;
+        try (Connection c = db.connect()) {
             m = meeting(c, false, 3);
         }
         int threads = 12;
@@ -191,7 +156,7 @@ class JoinMeetingFunctionIT {
             for (int i = 0; i < threads; i++) {
                 int n = i;
                 results.add(pool.submit(() -> {
-                    try (Connection c = connect()) {
+                    try (Connection c = db.connect()) {
                         return join(c, m, EPOCH, UUID.randomUUID(), UUID.randomUUID(), "k" + n, 1000);
                     }
                 }));
@@ -211,7 +176,7 @@ class JoinMeetingFunctionIT {
         } finally {
             pool.shutdownNow();
         }
-        try (Connection c = connect()) {
+        try (Connection c = db.connect()) {
             assertThat(seats(c, m.id())).isEqualTo(3);
             assertThat(participants(c, m.id())).isEqualTo(3);
             assertThat(events(c, m.id())).isEqualTo(3);
@@ -224,8 +189,8 @@ class JoinMeetingFunctionIT {
 
     @Test
     void theTenantLimitFailsTheWholeStatementSoTheMeetingSeatIsNotKept() throws Exception {
-        try (Connection c = connect()) {
-            Meeting m = meeting(c, false, 10);
+        try (Connection c = db.connect()) {
+            MeetingRow m = meeting(c, false, 10);
             assertThat(join(c, m, EPOCH, UUID.randomUUID(), UUID.randomUUID(), "a", 1).outcome()).isEqualTo("joined");
             assertThatThrownBy(() -> join(c, m, EPOCH, UUID.randomUUID(), UUID.randomUUID(), "b", 1))
                     .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("P0429"));
@@ -240,9 +205,9 @@ class JoinMeetingFunctionIT {
     @Test
     void concurrentJoinsAcrossMeetingsNeverOvershootTheTenantLimit() throws Exception {
         UUID tenant = UUID.randomUUID();
-        Meeting a;
-        Meeting b;
-        try (Connection c = connect()) {
+        MeetingRow a;
+        MeetingRow b;
+        try (Connection c = db.connect()) {
             a = meeting(c, false, 100, tenant);
             b = meeting(c, false, 100, tenant);
         }
@@ -251,10 +216,10 @@ class JoinMeetingFunctionIT {
         try {
             List<Future<String>> results = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
-                Meeting m = i % 2 == 0 ? a : b;
+                MeetingRow m = i % 2 == 0 ? a : b;
                 String key = "t" + i;
                 results.add(pool.submit(() -> {
-                    try (Connection c = connect()) {
+                    try (Connection c = db.connect()) {
                         return join(c, m, EPOCH, UUID.randomUUID(), UUID.randomUUID(), key, 4).outcome();
                     } catch (SQLException e) {
                         return e.getSQLState();
@@ -270,7 +235,7 @@ class JoinMeetingFunctionIT {
         } finally {
             pool.shutdownNow();
         }
-        try (Connection c = connect()) {
+        try (Connection c = db.connect()) {
             // the refused joins left nothing behind: seats, rows and events match the four that joined
             assertThat(seats(c, a.id()) + seats(c, b.id())).isEqualTo(4);
             assertThat(participants(c, a.id()) + participants(c, b.id())).isEqualTo(4);
@@ -283,8 +248,8 @@ class JoinMeetingFunctionIT {
 
     @Test
     void bannedLockedAndEndedAreRefusedBeforeAnyWrite() throws Exception {
-        try (Connection c = connect()) {
-            Meeting m = meeting(c, false, 10);
+        try (Connection c = db.connect()) {
+            MeetingRow m = meeting(c, false, 10);
             UUID banned = UUID.randomUUID();
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO principal_bans (meeting_id, principal_id, "
                     + "banned_participant_id) VALUES (?, ?, ?)")) {

@@ -1,18 +1,18 @@
 package dev.parley.controller.transport;
 
-import dev.parley.controller.testing.TestPostgres;
-import dev.parley.testsupport.postgres.PostgresExtension;
-import org.flywaydb.core.Flyway;
-import org.junit.jupiter.api.BeforeAll;
+import dev.parley.controller.testing.FunctionDb;
+import dev.parley.controller.testing.FunctionDb.MeetingRow;
+import dev.parley.controller.testing.FunctionDb.ParticipantRow;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.UUID;
 
+import static dev.parley.controller.testing.FunctionDb.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -22,45 +22,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ReserveTransportFunctionIT {
     private static final long EPOCH = 9;
-    private static String url;
-
-    @BeforeAll
-    static void db() throws Exception {
-        url = TestPostgres.freshDatabaseUrl();
-        Flyway.configure().dataSource(url, PostgresExtension.user(), PostgresExtension.password())
-                .locations("classpath:db/migration").load().migrate();
-    }
-
-    private static Connection connect() throws SQLException {
-        return DriverManager.getConnection(url, PostgresExtension.user(), PostgresExtension.password());
-    }
+    @RegisterExtension
+    static final FunctionDb db = new FunctionDb();
 
     private record Seat(UUID meeting, UUID tenant, UUID principal, UUID participant) {
     }
 
     /** A meeting (on {@code pod}, or none) with one participant in {@code state}. */
     private static Seat seat(Connection c, String pod, String state) throws SQLException {
-        Seat s = new Seat(UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID(), UUID.randomUUID());
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO meetings (meeting_id, tenant_id, organizer_id, "
-                + "idempotency_key, creation_request, title, encryption_mode, waiting_room_enabled, controller_epoch, sfu_pod) "
-                + "VALUES (?, ?, ?, 'k', '{}', 't', 'transport', true, ?, ?)")) {
-            ps.setObject(1, s.meeting());
-            ps.setObject(2, s.tenant());
-            ps.setObject(3, UUID.randomUUID());
-            ps.setLong(4, EPOCH);
-            ps.setString(5, pod);
-            ps.executeUpdate();
-        }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO meeting_participants (meeting_id, participant_id, "
-                + "principal_id, client_instance_id, idempotency_key, role, admission_state, display_name, join_request) "
-                + "VALUES (?, ?, ?, ?, 'j', 'attendee', ?, 'n', '{}')")) {
-            ps.setObject(1, s.meeting());
-            ps.setObject(2, s.participant());
-            ps.setObject(3, s.principal());
-            ps.setObject(4, UUID.randomUUID());
-            ps.setString(5, state);
-            ps.executeUpdate();
-        }
+        MeetingRow m = MeetingRow.at(EPOCH).withSfuPod(pod).insert(c);
+        Seat s = new Seat(m.id(), m.tenant(), UUID.randomUUID(), UUID.randomUUID());
+        ParticipantRow.of(s.meeting(), s.participant(), s.principal()).withKey("j").withState(state).insert(c);
         return s;
     }
 
@@ -89,32 +61,22 @@ class ReserveTransportFunctionIT {
         }
     }
 
-    private static String one(Connection c, String sql, UUID id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setObject(1, id);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getString(1);
-            }
-        }
-    }
-
     private static final String[] NONE = new String[0];
 
     @Test
     void aNewAttemptBumpsOnceAndItsRetriesRecoverTheSameGeneration() throws Exception {
-        try (Connection c = connect()) {
+        try (Connection c = db.connect()) {
             Seat s = seat(c, null, "admitted");
             Out first = reserve(c, s, EPOCH, "a1", "h", 0, "sfu-a", new String[]{"sfu-a"}, NONE);
             assertThat(first.outcome()).isEqualTo("reserved");
             assertThat(first.generation()).isEqualTo(1);
             assertThat(first.pod()).isEqualTo("sfu-a");
             assertThat(first.rowGeneration()).isEqualTo(1);
-            assertThat(one(c, "SELECT sfu_pod FROM meetings WHERE meeting_id = ?", s.meeting())).isEqualTo("sfu-a");
+            assertThat(text(c, "SELECT sfu_pod FROM meetings WHERE meeting_id = ?", s.meeting())).isEqualTo("sfu-a");
             Out retry = reserve(c, s, EPOCH, "a1", "h", 0, "sfu-a", new String[]{"sfu-a"}, NONE);
             assertThat(retry.outcome()).isEqualTo("replay");
             assertThat(retry.generation()).isEqualTo(1);
-            assertThat(one(c, "SELECT transport_generation FROM meeting_participants WHERE meeting_id = ?", s.meeting()))
+            assertThat(text(c, "SELECT transport_generation FROM meeting_participants WHERE meeting_id = ?", s.meeting()))
                     .isEqualTo("1");
             assertThat(reserve(c, s, EPOCH, "a1", "other", 0, "sfu-a", new String[]{"sfu-a"}, NONE).outcome())
                     .isEqualTo("key_reused");
@@ -129,13 +91,13 @@ class ReserveTransportFunctionIT {
             Out old = reserve(c, s, EPOCH, "a1", "h", 0, "sfu-a", new String[]{"sfu-a"}, NONE);
             assertThat(old.outcome()).isEqualTo("superseded");
             assertThat(old.info()).isEqualTo("2");
-            assertThat(one(c, "SELECT count(*) FROM transport_attempts WHERE meeting_id = ?", s.meeting())).isEqualTo("2");
+            assertThat(text(c, "SELECT count(*) FROM transport_attempts WHERE meeting_id = ?", s.meeting())).isEqualTo("2");
         }
     }
 
     @Test
     void aStaleEpochOrAWaitingParticipantWritesNothing() throws Exception {
-        try (Connection c = connect()) {
+        try (Connection c = db.connect()) {
             Seat s = seat(c, null, "admitted");
             Out stale = reserve(c, s, EPOCH - 1, "k", "h", 0, "sfu-a", new String[]{"sfu-a"}, NONE);
             assertThat(stale.outcome()).isEqualTo("not_owner");
@@ -145,23 +107,23 @@ class ReserveTransportFunctionIT {
             assertThat(waiting.outcome()).isEqualTo("not_admitted");
             assertThat(waiting.info()).isEqualTo("waiting");
             for (Seat x : new Seat[]{s, w}) {
-                assertThat(one(c, "SELECT count(*) FROM transport_attempts WHERE meeting_id = ?", x.meeting())).isEqualTo("0");
-                assertThat(one(c, "SELECT transport_generation FROM meeting_participants WHERE meeting_id = ?", x.meeting()))
+                assertThat(text(c, "SELECT count(*) FROM transport_attempts WHERE meeting_id = ?", x.meeting())).isEqualTo("0");
+                assertThat(text(c, "SELECT transport_generation FROM meeting_participants WHERE meeting_id = ?", x.meeting()))
                         .isEqualTo("0");
-                assertThat(one(c, "SELECT sfu_pod FROM meetings WHERE meeting_id = ?", x.meeting())).isNull();
+                assertThat(text(c, "SELECT sfu_pod FROM meetings WHERE meeting_id = ?", x.meeting())).isNull();
             }
         }
     }
 
     @Test
     void theMeetingStaysOnItsSfuWhileUsableAndAnUnknownSfuIsAskedAboutFirst() throws Exception {
-        try (Connection c = connect()) {
+        try (Connection c = db.connect()) {
             Seat s = seat(c, "sfu-b", "admitted");
             // the controller did not know sfu-b yet: nothing written, the pod named
             Out ask = reserve(c, s, EPOCH, "k", "h", 0, "sfu-a", new String[]{"sfu-a"}, NONE);
             assertThat(ask.outcome()).isEqualTo("check_pod");
             assertThat(ask.info()).isEqualTo("sfu-b");
-            assertThat(one(c, "SELECT count(*) FROM transport_attempts WHERE meeting_id = ?", s.meeting())).isEqualTo("0");
+            assertThat(text(c, "SELECT count(*) FROM transport_attempts WHERE meeting_id = ?", s.meeting())).isEqualTo("0");
             Out stay = reserve(c, s, EPOCH, "k", "h", 0, "sfu-a", new String[]{"sfu-a", "sfu-b"}, NONE);
             assertThat(stay.outcome()).isEqualTo("reserved");
             assertThat(stay.pod()).isEqualTo("sfu-b");
@@ -172,7 +134,7 @@ class ReserveTransportFunctionIT {
             assertThat(moved.outcome()).isEqualTo("reserved");
             assertThat(moved.pod()).isEqualTo("sfu-a");
             assertThat(moved.generation()).isEqualTo(2);
-            assertThat(one(c, "SELECT sfu_pod FROM meetings WHERE meeting_id = ?", s.meeting())).isEqualTo("sfu-a");
+            assertThat(text(c, "SELECT sfu_pod FROM meetings WHERE meeting_id = ?", s.meeting())).isEqualTo("sfu-a");
             // no SFU at all
             Seat n = seat(c, null, "admitted");
             assertThat(reserve(c, n, EPOCH, "k", "h", 0, null, NONE, NONE).outcome()).isEqualTo("no_media_server");
