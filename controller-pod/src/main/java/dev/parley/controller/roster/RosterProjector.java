@@ -1,0 +1,423 @@
+package dev.parley.controller.roster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.config.ParleyConfig;
+import dev.parley.controller.db.Db;
+import dev.parley.platform.etcd.EtcdKeys;
+import dev.parley.platform.etcd.ProcessLease;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micronaut.context.annotation.Context;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Builds the roster read model ({@code roster_entries}, migration V6) from the committed participant events of
+ * {@code outbox_events} — the stream the outbox relay publishes, kept in full (control events are trimmed, the outbox
+ * is not), and whose participant events carry the whole public participant document
+ * ({@code ParticipantService.participantJson}: id, display name, role, admission state, version, publish flags).
+ * {@code meeting.ending} (ending a meeting sets every active participant to {@code left} without a participant event
+ * each) is applied as that same change to the meeting's active entries.
+ *
+ * <p><b>Order.</b> A meeting's roster events are all written under its meeting row lock, so within a meeting their
+ * {@code position} order is their commit order and whatever a statement sees of them is a prefix: the projector reads
+ * them by position after the meeting's checkpoint. (Across meetings positions are not in commit order; nothing here
+ * relies on a global position.)
+ *
+ * <p><b>Idempotence.</b> Each entry remembers the position of the last event applied to it and an event is applied
+ * only to entries below its position (conditional upsert), so applying an event twice, or an older one after a newer
+ * one, changes nothing; the checkpoint only moves forward. A meeting's catch-up runs in one transaction holding a
+ * per-meeting advisory lock, so two projectors (two pods during a leader change, a rebuild and the background loop)
+ * never interleave on one meeting.
+ *
+ * <p><b>Where it runs.</b> On the leader only ({@code /parley/v1/roster-projector/leader} under this process's lease,
+ * as the outbox relay does): one poller per cluster instead of one scan of the meetings per pod every
+ * {@value #POLL_MILLIS} ms. Safety does not depend on it (lock + conditional writes); a leader that dies is replaced
+ * when its lease expires and the new one continues from the checkpoints.
+ *
+ * <p><b>Never authorization.</b> Nothing reads these tables to decide access; only the roster page reads them.
+ */
+@Context
+@Singleton
+public final class RosterProjector {
+    private static final Logger LOG = LoggerFactory.getLogger(RosterProjector.class);
+    static final String LEADER_KEY = EtcdKeys.ROOT + "/roster-projector/leader";
+    static final long POLL_MILLIS = 150;
+    /** Events read per statement; a catch-up loops until a read comes back short. */
+    static final int BATCH = 500;
+    /** Meetings caught up per round at most (the rest next round). */
+    static final int MEETINGS_PER_ROUND = 200;
+    /** First key of the two-key advisory lock ("ROST"), the second is derived from the meeting id. */
+    private static final int LOCK_CLASS = 0x524F5354;
+
+    /** The outbox event types whose payload is the participant document, and the one meeting-wide change. */
+    static final List<String> PARTICIPANT_TYPES = List.of("participant.joined", "participant.waiting",
+            "participant.participant_admitted", "participant.participant_denied", "participant.participant_removed",
+            "participant.role_changed", "participant.permission_changed", "participant.left");
+    static final String MEETING_ENDING = "meeting.ending";
+
+    private final Db db;
+    private final ParleyConfig cfg;
+    private final Client etcd;
+    private final ProcessLease lease;
+    private final Counter applied;
+    private final Counter skipped;
+    private final ScheduledExecutorService exec = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "roster-projector");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile long leaderCheckedAt;
+    private volatile boolean leader;
+
+    public RosterProjector(Db db, ParleyConfig cfg, Client etcd, ProcessLease lease, MeterRegistry meters) {
+        this.db = db;
+        this.cfg = cfg;
+        this.etcd = etcd;
+        this.lease = lease;
+        this.applied = Counter.builder("roster_projection_events_applied")
+                .description("roster events applied to the read model (re-applied duplicates included)").register(meters);
+        this.skipped = Counter.builder("roster_projection_events_skipped")
+                .description("roster events without a readable participant document (logged, not applied)").register(meters);
+        Gauge.builder("roster_projection_lag", db, RosterProjector::lag)
+                .description("control events committed but not yet examined by the roster projection (all meetings)")
+                .baseUnit("events").register(meters);
+        exec.scheduleWithFixedDelay(this::round, POLL_MILLIS, POLL_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Leader of the projection: checked against etcd at most once a second (a stale answer is safe, see above). */
+    private boolean leader() {
+        long now = System.nanoTime();
+        if (now - leaderCheckedAt < 1_000_000_000L && leaderCheckedAt != 0) {
+            return leader;
+        }
+        leader = electLeader();
+        leaderCheckedAt = now;
+        return leader;
+    }
+
+    private boolean electLeader() {
+        if (!lease.isConfirmed()) {
+            return false;
+        }
+        try {
+            ByteSequence k = EtcdKeys.bytes(LEADER_KEY);
+            var r = etcd.getKVClient().txn()
+                    .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                    .Then(Op.put(k, EtcdKeys.bytes(cfg.podName()), PutOption.builder().withLeaseId(lease.leaseId()).build()))
+                    .Else(Op.get(k, GetOption.DEFAULT))
+                    .commit().get(2, TimeUnit.SECONDS);
+            if (r.isSucceeded()) {
+                return true;
+            }
+            var kvs = r.getGetResponses().get(0).getKvs();
+            return !kvs.isEmpty() && kvs.get(0).getLease() == lease.leaseId();
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    void round() {
+        try {
+            if (leader()) {
+                catchUpAll(false);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("roster projection round failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * Meetings whose control cursor moved since their checkpoint (they may have roster events to apply). Every roster
+     * event is committed with a control-log append, which advances {@code control_seq} (a new owner resets it with a
+     * new {@code controller_epoch}), so an unchanged cursor means nothing new.
+     */
+    private static final String BEHIND = "SELECT m.meeting_id FROM meetings m "
+            + "LEFT JOIN roster_checkpoints k ON k.meeting_id = m.meeting_id "
+            + "WHERE (m.controller_epoch, m.control_seq) IS DISTINCT FROM "
+            + "(COALESCE(k.seen_epoch, m.controller_epoch), COALESCE(k.seen_seq, 0)) LIMIT " + MEETINGS_PER_ROUND;
+
+    /**
+     * One pass over every meeting that is behind; returns the number of events applied. {@code wait}: wait for a
+     * meeting another projector is working on (tests) instead of leaving it to the next round.
+     */
+    public int catchUpAll(boolean wait) {
+        List<UUID> behind = db.read(c -> {
+            List<UUID> out = new ArrayList<>();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(BEHIND)) {
+                while (rs.next()) {
+                    out.add(rs.getObject(1, UUID.class));
+                }
+            }
+            return out;
+        });
+        int n = 0;
+        for (UUID m : behind) {
+            n += Math.max(0, catchUp(m, wait));
+        }
+        return n;
+    }
+
+    /**
+     * Applies a meeting's roster events after its checkpoint, in one transaction under the meeting's advisory lock.
+     * Returns the number of events applied, or -1 when {@code wait} is false and another projector holds the lock.
+     */
+    public int catchUp(UUID meetingId, boolean wait) {
+        return db.tx(c -> {
+            if (!lock(c, meetingId, wait)) {
+                return -1;
+            }
+            return project(c, meetingId);
+        });
+    }
+
+    /**
+     * Full rebuild of one meeting: its entries and checkpoint are deleted and every retained roster event is applied
+     * again, in one transaction (readers see the old page until it commits). Returns the number of events applied.
+     */
+    public int rebuild(UUID meetingId) {
+        return db.tx(c -> {
+            lock(c, meetingId, true);
+            for (String sql : new String[]{"DELETE FROM roster_entries WHERE meeting_id = ?",
+                    "DELETE FROM roster_checkpoints WHERE meeting_id = ?"}) {
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    ps.setObject(1, meetingId);
+                    ps.executeUpdate();
+                }
+            }
+            return project(c, meetingId);
+        });
+    }
+
+    /** Result of {@link #rebuildAll}. */
+    public record Rebuilt(int meetings, long events) {
+    }
+
+    /** {@link #rebuild} of every meeting (one transaction per meeting), then of entries whose meeting is gone. */
+    public Rebuilt rebuildAll() {
+        List<UUID> all = db.read(c -> {
+            List<UUID> out = new ArrayList<>();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                    "SELECT meeting_id FROM meetings UNION SELECT meeting_id FROM roster_checkpoints "
+                            + "UNION SELECT DISTINCT meeting_id FROM roster_entries")) {
+                while (rs.next()) {
+                    out.add(rs.getObject(1, UUID.class));
+                }
+            }
+            return out;
+        });
+        long events = 0;
+        for (UUID m : all) {
+            events += rebuild(m);
+        }
+        return new Rebuilt(all.size(), events);
+    }
+
+    private static boolean lock(Connection c, UUID meetingId, boolean wait) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(wait ? "SELECT true FROM pg_advisory_xact_lock(?, ?)"
+                : "SELECT pg_try_advisory_xact_lock(?, ?)")) {
+            ps.setInt(1, LOCK_CLASS);
+            ps.setInt(2, meetingId.hashCode());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return wait || rs.getBoolean(1);
+            }
+        }
+    }
+
+    private record Head(long epoch, long seq, long lastPosition) {
+    }
+
+    private record Event(long position, UUID eventId, String type, String payload) {
+    }
+
+    /** Catch-up of one meeting inside the caller's transaction, which holds the meeting's advisory lock. */
+    private int project(Connection c, UUID meetingId) throws SQLException {
+        // the meeting's cursor first: the events read afterwards include at least every event up to it
+        Head head;
+        try (PreparedStatement ps = c.prepareStatement("SELECT m.controller_epoch, m.control_seq, "
+                + "COALESCE(k.last_position, 0) FROM meetings m LEFT JOIN roster_checkpoints k "
+                + "ON k.meeting_id = m.meeting_id WHERE m.meeting_id = ?")) {
+            ps.setObject(1, meetingId);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return 0;
+                }
+                head = new Head(rs.getLong(1), rs.getLong(2), rs.getLong(3));
+            }
+        }
+        long last = head.lastPosition();
+        int n = 0;
+        while (true) {
+            List<Event> events = read(c, meetingId, last);
+            apply(c, meetingId, events);
+            n += events.size();
+            if (!events.isEmpty()) {
+                last = events.get(events.size() - 1).position();
+            }
+            if (events.size() < BATCH) {
+                break;
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO roster_checkpoints AS k (meeting_id, last_position, "
+                + "seen_epoch, seen_seq) VALUES (?, ?, ?, ?) ON CONFLICT (meeting_id) DO UPDATE SET "
+                + "last_position = GREATEST(k.last_position, EXCLUDED.last_position), "
+                + "seen_epoch = CASE WHEN (EXCLUDED.seen_epoch, EXCLUDED.seen_seq) > (k.seen_epoch, k.seen_seq) "
+                + "THEN EXCLUDED.seen_epoch ELSE k.seen_epoch END, "
+                + "seen_seq = CASE WHEN (EXCLUDED.seen_epoch, EXCLUDED.seen_seq) > (k.seen_epoch, k.seen_seq) "
+                + "THEN EXCLUDED.seen_seq ELSE k.seen_seq END, updated_at = now()")) {
+            ps.setObject(1, meetingId);
+            ps.setLong(2, last);
+            ps.setLong(3, head.epoch());
+            ps.setLong(4, head.seq());
+            ps.executeUpdate();
+        }
+        applied.increment(n);
+        return n;
+    }
+
+    private static List<Event> read(Connection c, UUID meetingId, long after) throws SQLException {
+        List<Event> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT position, event_id, event_type, payload::text "
+                + "FROM outbox_events WHERE meeting_id = ? AND event_type = ANY (?) AND position > ? "
+                + "ORDER BY position LIMIT " + BATCH)) {
+            List<String> types = new ArrayList<>(PARTICIPANT_TYPES);
+            types.add(MEETING_ENDING);
+            ps.setObject(1, meetingId);
+            ps.setArray(2, c.createArrayOf("text", types.toArray()));
+            ps.setLong(3, after);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Event(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3), rs.getString(4)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** A participant event: the entry becomes the event's participant document, unless it is at a later position. */
+    private static final String UPSERT = "INSERT INTO roster_entries AS r (meeting_id, participant_id, display_name, role, "
+            + "admission_state, participant_version, audio_publish, video_publish, screen_publish, last_position, "
+            + "last_event_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (meeting_id, participant_id) DO UPDATE SET "
+            + "display_name = EXCLUDED.display_name, role = EXCLUDED.role, admission_state = EXCLUDED.admission_state, "
+            + "participant_version = EXCLUDED.participant_version, audio_publish = EXCLUDED.audio_publish, "
+            + "video_publish = EXCLUDED.video_publish, screen_publish = EXCLUDED.screen_publish, "
+            + "last_position = EXCLUDED.last_position, last_event_id = EXCLUDED.last_event_id, updated_at = now() "
+            + "WHERE r.last_position < EXCLUDED.last_position";
+
+    /**
+     * {@code meeting.ending}: what ending does to every waiting/admitted participant (CommandService.endMeeting: left,
+     * no publishing, a host becomes attendee, one new version), to entries below the event's position.
+     */
+    private static final String ENDING = "UPDATE roster_entries SET admission_state = 'left', audio_publish = false, "
+            + "video_publish = false, screen_publish = false, role = CASE WHEN role = 'host' THEN 'attendee' ELSE role END, "
+            + "participant_version = participant_version + 1, last_position = ?, last_event_id = ?, updated_at = now() "
+            + "WHERE meeting_id = ? AND admission_state IN ('waiting','admitted') AND last_position < ?";
+
+    private void apply(Connection c, UUID meetingId, List<Event> events) throws SQLException {
+        if (events.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement upsert = c.prepareStatement(UPSERT); PreparedStatement ending = c.prepareStatement(ENDING)) {
+            for (Event e : events) {
+                if (MEETING_ENDING.equals(e.type())) {
+                    // statements run in event order: flush the participant events before it
+                    upsert.executeBatch();
+                    ending.setLong(1, e.position());
+                    ending.setObject(2, e.eventId());
+                    ending.setObject(3, meetingId);
+                    ending.setLong(4, e.position());
+                    ending.executeUpdate();
+                    continue;
+                }
+                JsonNode p = document(e);
+                if (p == null) {
+                    skipped.increment();
+                    LOG.warn("roster projection: event {} ({}) has no participant document; not applied", e.eventId(), e.type());
+                    continue;
+                }
+                JsonNode pub = p.get("publish");
+                upsert.setObject(1, meetingId);
+                upsert.setObject(2, UUID.fromString(p.get("participant_id").asText()));
+                upsert.setString(3, p.get("display_name").asText());
+                upsert.setString(4, p.get("role").asText());
+                upsert.setString(5, p.get("admission_state").asText());
+                upsert.setLong(6, p.get("participant_version").asLong());
+                upsert.setBoolean(7, pub.get("audio").asBoolean());
+                upsert.setBoolean(8, pub.get("video").asBoolean());
+                upsert.setBoolean(9, pub.get("screen").asBoolean());
+                upsert.setLong(10, e.position());
+                upsert.setObject(11, e.eventId());
+                upsert.addBatch();
+            }
+            upsert.executeBatch();
+        }
+    }
+
+    /** The event's participant document, or null when a field the roster needs is missing or malformed. */
+    private static JsonNode document(Event e) {
+        try {
+            JsonNode p = JsonBody.JSON.readTree(e.payload());
+            JsonNode pub = p.path("publish");
+            for (String f : new String[]{"participant_id", "display_name", "role", "admission_state"}) {
+                if (!p.path(f).isTextual()) {
+                    return null;
+                }
+            }
+            UUID.fromString(p.get("participant_id").asText());
+            if (!p.path("participant_version").canConvertToLong() || !p.path("participant_version").isIntegralNumber()
+                    || !pub.path("audio").isBoolean() || !pub.path("video").isBoolean() || !pub.path("screen").isBoolean()) {
+                return null;
+            }
+            return p;
+        } catch (Exception ex) {
+            return null;
+        }
+    }
+
+    /** {@code roster_projection_lag}: control events committed but not yet examined, summed over meetings. */
+    static double lag(Db db) {
+        try {
+            return db.read(c -> {
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                        "SELECT COALESCE(sum(CASE WHEN k.meeting_id IS NULL OR k.seen_epoch <> m.controller_epoch "
+                                + "THEN m.control_seq ELSE m.control_seq - k.seen_seq END), 0) FROM meetings m "
+                                + "LEFT JOIN roster_checkpoints k ON k.meeting_id = m.meeting_id "
+                                + "WHERE (m.controller_epoch, m.control_seq) IS DISTINCT FROM "
+                                + "(COALESCE(k.seen_epoch, m.controller_epoch), COALESCE(k.seen_seq, 0))")) {
+                    return rs.next() ? rs.getDouble(1) : 0.0;
+                }
+            });
+        } catch (RuntimeException e) {
+            return Double.NaN; // database unavailable: the health endpoint says so
+        }
+    }
+
+    @PreDestroy
+    void stop() {
+        exec.shutdownNow();
+    }
+}
