@@ -33,11 +33,12 @@ CREATE INDEX roster_entries_page ON roster_entries (meeting_id, participant_id)
 -- cursor (controller_epoch, control_seq) as it was when the projection last caught up. Every roster event is written
 -- together with a control-log append (which advances control_seq), so a meeting whose (controller_epoch, control_seq)
 -- differs from (seen_epoch, seen_seq) may have roster events to apply; the roster page's control_cursor is
--- "seen_epoch.seen_seq" (the page is exact as of that cursor).
+-- "seen_epoch.seen_seq" (the page is exact as of that cursor). NULL seen_*: not caught up yet (a first catch-up that
+-- stopped at the per-round event limit).
 CREATE TABLE roster_checkpoints (
     meeting_id uuid PRIMARY KEY,
     last_position bigint NOT NULL DEFAULT 0,
-    seen_epoch bigint NOT NULL,
-    seen_seq bigint NOT NULL,
+    seen_epoch bigint,
+    seen_seq bigint,
     updated_at timestamptz NOT NULL DEFAULT now()
 );

@@ -62,7 +62,7 @@ public record RosterEntry(UUID participantId, String displayName, String role, S
      */
     public static String projectedCursor(Connection c, UUID meetingId) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT seen_epoch, seen_seq FROM roster_checkpoints WHERE meeting_id = ?")) {
+                "SELECT seen_epoch, seen_seq FROM roster_checkpoints WHERE meeting_id = ? AND seen_epoch IS NOT NULL")) {
             ps.setObject(1, meetingId);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) + "." + rs.getLong(2) : null;

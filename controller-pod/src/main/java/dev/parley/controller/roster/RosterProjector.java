@@ -28,7 +28,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -66,10 +70,10 @@ public final class RosterProjector {
     private static final Logger LOG = LoggerFactory.getLogger(RosterProjector.class);
     static final String LEADER_KEY = EtcdKeys.ROOT + "/roster-projector/leader";
     static final long POLL_MILLIS = 150;
-    /** Events read per statement; a catch-up loops until a read comes back short. */
-    static final int BATCH = 500;
+    /** Events read per statement (a background round reads one such batch; a full catch-up loops). */
+    static final int EVENTS_PER_ROUND = 2000;
     /** Meetings caught up per round at most (the rest next round). */
-    static final int MEETINGS_PER_ROUND = 200;
+    static final int MEETINGS_PER_ROUND = 500;
     /** First key of the two-key advisory lock ("ROST"), the second is derived from the meeting id. */
     private static final int LOCK_CLASS = 0x524F5354;
 
@@ -78,6 +82,8 @@ public final class RosterProjector {
             "participant.participant_admitted", "participant.participant_denied", "participant.participant_removed",
             "participant.role_changed", "participant.permission_changed", "participant.left");
     static final String MEETING_ENDING = "meeting.ending";
+    private static final List<String> TYPES = java.util.stream.Stream.concat(PARTICIPANT_TYPES.stream(),
+            java.util.stream.Stream.of(MEETING_ENDING)).toList();
 
     private final Db db;
     private final ParleyConfig cfg;
@@ -90,6 +96,8 @@ public final class RosterProjector {
         t.setDaemon(true);
         return t;
     });
+    /** {@link #EVENTS_PER_ROUND}; lower in tests to exercise rounds cut short. */
+    private volatile int eventsPerRound = EVENTS_PER_ROUND;
     private volatile long leaderCheckedAt;
     private volatile boolean leader;
 
@@ -153,16 +161,21 @@ public final class RosterProjector {
     /**
      * Meetings whose control cursor moved since their checkpoint (they may have roster events to apply). Every roster
      * event is committed with a control-log append, which advances {@code control_seq} (a new owner resets it with a
-     * new {@code controller_epoch}), so an unchanged cursor means nothing new.
+     * new {@code controller_epoch}), so an unchanged cursor means nothing new. A checkpoint without a cursor is a
+     * catch-up cut short by the per-round limit.
      */
     private static final String BEHIND = "SELECT m.meeting_id FROM meetings m "
             + "LEFT JOIN roster_checkpoints k ON k.meeting_id = m.meeting_id "
-            + "WHERE (m.controller_epoch, m.control_seq) IS DISTINCT FROM "
-            + "(COALESCE(k.seen_epoch, m.controller_epoch), COALESCE(k.seen_seq, 0)) LIMIT " + MEETINGS_PER_ROUND;
+            + "WHERE (k.meeting_id IS NOT NULL AND k.seen_epoch IS NULL) OR (m.controller_epoch, m.control_seq) "
+            + "IS DISTINCT FROM (COALESCE(k.seen_epoch, m.controller_epoch), COALESCE(k.seen_seq, 0)) "
+            + "LIMIT " + MEETINGS_PER_ROUND;
 
     /**
-     * One pass over every meeting that is behind; returns the number of events applied. {@code wait}: wait for a
-     * meeting another projector is working on (tests) instead of leaving it to the next round.
+     * One pass over the meetings that are behind; returns the number of events applied. The background round does them
+     * together: ONE transaction takes the advisory locks it can get (a meeting another projector holds waits for the
+     * next round), reads their cursors, their events (at most {@value #EVENTS_PER_ROUND}) and writes entries and
+     * checkpoints — a handful of round trips per round, however many meetings moved. {@code wait} (tests): one
+     * transaction per meeting, waiting for each meeting's lock, until every one is complete.
      */
     public int catchUpAll(boolean wait) {
         List<UUID> behind = db.read(c -> {
@@ -174,23 +187,30 @@ public final class RosterProjector {
             }
             return out;
         });
-        int n = 0;
-        for (UUID m : behind) {
-            n += Math.max(0, catchUp(m, wait));
+        if (behind.isEmpty()) {
+            return 0;
         }
-        return n;
+        if (wait) {
+            int n = 0;
+            for (UUID m : behind) {
+                n += catchUp(m, true);
+            }
+            return n;
+        }
+        return db.tx(c -> project(c, tryLock(c, behind), false));
     }
 
     /**
-     * Applies a meeting's roster events after its checkpoint, in one transaction under the meeting's advisory lock.
-     * Returns the number of events applied, or -1 when {@code wait} is false and another projector holds the lock.
+     * Applies a meeting's roster events after its checkpoint, all of them, in one transaction under the meeting's
+     * advisory lock. Returns the number of events applied, or -1 when {@code wait} is false and another projector
+     * holds the lock.
      */
     public int catchUp(UUID meetingId, boolean wait) {
         return db.tx(c -> {
             if (!lock(c, meetingId, wait)) {
                 return -1;
             }
-            return project(c, meetingId);
+            return project(c, List.of(meetingId), true);
         });
     }
 
@@ -208,7 +228,7 @@ public final class RosterProjector {
                     ps.executeUpdate();
                 }
             }
-            return project(c, meetingId);
+            return project(c, List.of(meetingId), true);
         });
     }
 
@@ -216,7 +236,7 @@ public final class RosterProjector {
     public record Rebuilt(int meetings, long events) {
     }
 
-    /** {@link #rebuild} of every meeting (one transaction per meeting), then of entries whose meeting is gone. */
+    /** {@link #rebuild} of every meeting (one transaction per meeting), including entries whose meeting is gone. */
     public Rebuilt rebuildAll() {
         List<UUID> all = db.read(c -> {
             List<UUID> out = new ArrayList<>();
@@ -248,74 +268,161 @@ public final class RosterProjector {
         }
     }
 
-    private record Head(long epoch, long seq, long lastPosition) {
-    }
-
-    private record Event(long position, UUID eventId, String type, String payload) {
-    }
-
-    /** Catch-up of one meeting inside the caller's transaction, which holds the meeting's advisory lock. */
-    private int project(Connection c, UUID meetingId) throws SQLException {
-        // the meeting's cursor first: the events read afterwards include at least every event up to it
-        Head head;
-        try (PreparedStatement ps = c.prepareStatement("SELECT m.controller_epoch, m.control_seq, "
-                + "COALESCE(k.last_position, 0) FROM meetings m LEFT JOIN roster_checkpoints k "
-                + "ON k.meeting_id = m.meeting_id WHERE m.meeting_id = ?")) {
-            ps.setObject(1, meetingId);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return 0;
-                }
-                head = new Head(rs.getLong(1), rs.getLong(2), rs.getLong(3));
-            }
+    /** The meetings whose advisory lock this transaction got (one statement; never waits). */
+    private static List<UUID> tryLock(Connection c, List<UUID> meetings) throws SQLException {
+        Integer[] keys = new Integer[meetings.size()];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = meetings.get(i).hashCode();
         }
-        long last = head.lastPosition();
-        int n = 0;
-        while (true) {
-            List<Event> events = read(c, meetingId, last);
-            apply(c, meetingId, events);
-            n += events.size();
-            if (!events.isEmpty()) {
-                last = events.get(events.size() - 1).position();
-            }
-            if (events.size() < BATCH) {
-                break;
-            }
-        }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO roster_checkpoints AS k (meeting_id, last_position, "
-                + "seen_epoch, seen_seq) VALUES (?, ?, ?, ?) ON CONFLICT (meeting_id) DO UPDATE SET "
-                + "last_position = GREATEST(k.last_position, EXCLUDED.last_position), "
-                + "seen_epoch = CASE WHEN (EXCLUDED.seen_epoch, EXCLUDED.seen_seq) > (k.seen_epoch, k.seen_seq) "
-                + "THEN EXCLUDED.seen_epoch ELSE k.seen_epoch END, "
-                + "seen_seq = CASE WHEN (EXCLUDED.seen_epoch, EXCLUDED.seen_seq) > (k.seen_epoch, k.seen_seq) "
-                + "THEN EXCLUDED.seen_seq ELSE k.seen_seq END, updated_at = now()")) {
-            ps.setObject(1, meetingId);
-            ps.setLong(2, last);
-            ps.setLong(3, head.epoch());
-            ps.setLong(4, head.seq());
-            ps.executeUpdate();
-        }
-        applied.increment(n);
-        return n;
-    }
-
-    private static List<Event> read(Connection c, UUID meetingId, long after) throws SQLException {
-        List<Event> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT position, event_id, event_type, payload::text "
-                + "FROM outbox_events WHERE meeting_id = ? AND event_type = ANY (?) AND position > ? "
-                + "ORDER BY position LIMIT " + BATCH)) {
-            List<String> types = new ArrayList<>(PARTICIPANT_TYPES);
-            types.add(MEETING_ENDING);
-            ps.setObject(1, meetingId);
-            ps.setArray(2, c.createArrayOf("text", types.toArray()));
-            ps.setLong(3, after);
+        List<UUID> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT x.id FROM unnest(?::uuid[], ?::int4[]) AS x(id, k) "
+                + "WHERE pg_try_advisory_xact_lock(?, x.k)")) {
+            ps.setArray(1, c.createArrayOf("uuid", meetings.toArray()));
+            ps.setArray(2, c.createArrayOf("int4", keys));
+            ps.setInt(3, LOCK_CLASS);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(new Event(rs.getLong(1), rs.getObject(2, UUID.class), rs.getString(3), rs.getString(4)));
+                    out.add(rs.getObject(1, UUID.class));
                 }
             }
         }
         return out;
+    }
+
+    private record Head(long epoch, long seq) {
+    }
+
+    private record Event(UUID meetingId, long position, UUID eventId, String type, String payload) {
+    }
+
+    /**
+     * Catch-up of {@code meetings} inside the caller's transaction, which holds their advisory locks. The meetings'
+     * cursors are read first: the events read afterwards include at least every event up to them. {@code complete}:
+     * read until every meeting is caught up; otherwise stop after {@value #EVENTS_PER_ROUND} events (a meeting cut
+     * short keeps its old cursor, so the next round comes back to it).
+     */
+    private int project(Connection c, List<UUID> meetings, boolean complete) throws SQLException {
+        if (meetings.isEmpty()) {
+            return 0;
+        }
+        Map<UUID, Head> heads = new HashMap<>();
+        Map<UUID, Long> last = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT m.meeting_id, m.controller_epoch, m.control_seq, "
+                + "COALESCE(k.last_position, 0) FROM meetings m LEFT JOIN roster_checkpoints k "
+                + "ON k.meeting_id = m.meeting_id WHERE m.meeting_id = ANY (?)")) {
+            ps.setArray(1, c.createArrayOf("uuid", meetings.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    UUID m = rs.getObject(1, UUID.class);
+                    heads.put(m, new Head(rs.getLong(2), rs.getLong(3)));
+                    last.put(m, rs.getLong(4));
+                }
+            }
+        }
+        int limit = eventsPerRound;
+        List<UUID> pending = new ArrayList<>(heads.keySet());
+        Set<UUID> cut = new HashSet<>();
+        int n = 0;
+        while (!pending.isEmpty()) {
+            List<Event> events = read(c, pending, last, limit);
+            apply(c, events);
+            n += events.size();
+            for (Event e : events) {
+                last.put(e.meetingId(), e.position());
+            }
+            if (events.size() < limit) {
+                break;
+            }
+            // cut short: meetings (in id order) after the last one read are unknown, the last one may be partial
+            UUID lastMeeting = events.get(events.size() - 1).meetingId();
+            List<UUID> rest = new ArrayList<>();
+            for (UUID m : pending) {
+                if (pgCompare(m, lastMeeting) >= 0) {
+                    rest.add(m);
+                }
+            }
+            if (!complete) {
+                cut.addAll(rest);
+                break;
+            }
+            pending = rest;
+        }
+        writeCheckpoints(c, heads, last, cut);
+        applied.increment(n);
+        return n;
+    }
+
+    /** Events read per statement from now on (tests: small values cut rounds short). */
+    void eventsPerRound(int n) {
+        eventsPerRound = n;
+    }
+
+    /** PostgreSQL's uuid order (its 16 bytes, unsigned), which is not {@link UUID#compareTo} (signed longs). */
+    static int pgCompare(UUID a, UUID b) {
+        int hi = Long.compareUnsigned(a.getMostSignificantBits(), b.getMostSignificantBits());
+        return hi != 0 ? hi : Long.compareUnsigned(a.getLeastSignificantBits(), b.getLeastSignificantBits());
+    }
+
+    /** Events after each meeting's position in {@code after}, by meeting then position; at most {@code limit}. */
+    private static List<Event> read(Connection c, List<UUID> meetings, Map<UUID, Long> after, int limit)
+            throws SQLException {
+        List<Event> out = new ArrayList<>();
+        Long[] positions = new Long[meetings.size()];
+        for (int i = 0; i < positions.length; i++) {
+            positions[i] = after.get(meetings.get(i));
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT o.meeting_id, o.position, o.event_id, o.event_type, "
+                + "o.payload::text FROM unnest(?::uuid[], ?::int8[]) AS f(id, after) "
+                + "JOIN outbox_events o ON o.meeting_id = f.id AND o.event_type = ANY (?) AND o.position > f.after "
+                + "ORDER BY o.meeting_id, o.position LIMIT " + limit)) {
+            ps.setArray(1, c.createArrayOf("uuid", meetings.toArray()));
+            ps.setArray(2, c.createArrayOf("int8", positions));
+            ps.setArray(3, c.createArrayOf("text", TYPES.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Event(rs.getObject(1, UUID.class), rs.getLong(2), rs.getObject(3, UUID.class),
+                            rs.getString(4), rs.getString(5)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * One statement for all the meetings' checkpoints: the last position applied (never lowered) and the cursor read
+     * at the start (never lowered; left as it was for a meeting cut short).
+     */
+    private static void writeCheckpoints(Connection c, Map<UUID, Head> heads, Map<UUID, Long> last, Set<UUID> cut)
+            throws SQLException {
+        int size = heads.size();
+        UUID[] ids = new UUID[size];
+        Long[] positions = new Long[size];
+        Long[] epochs = new Long[size];
+        Long[] seqs = new Long[size];
+        int i = 0;
+        for (Map.Entry<UUID, Head> h : heads.entrySet()) {
+            boolean done = !cut.contains(h.getKey());
+            ids[i] = h.getKey();
+            positions[i] = last.get(h.getKey());
+            epochs[i] = done ? h.getValue().epoch() : null;
+            seqs[i] = done ? h.getValue().seq() : null;
+            i++;
+        }
+        String newer = "(k.seen_epoch IS NULL OR (EXCLUDED.seen_epoch, EXCLUDED.seen_seq) > (k.seen_epoch, k.seen_seq))";
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO roster_checkpoints AS k (meeting_id, last_position, "
+                + "seen_epoch, seen_seq) SELECT * FROM unnest(?::uuid[], ?::int8[], ?::int8[], ?::int8[]) "
+                + "ON CONFLICT (meeting_id) DO UPDATE SET "
+                + "last_position = GREATEST(k.last_position, EXCLUDED.last_position), "
+                + "seen_epoch = CASE WHEN EXCLUDED.seen_epoch IS NOT NULL AND " + newer
+                + " THEN EXCLUDED.seen_epoch ELSE k.seen_epoch END, "
+                + "seen_seq = CASE WHEN EXCLUDED.seen_epoch IS NOT NULL AND " + newer
+                + " THEN EXCLUDED.seen_seq ELSE k.seen_seq END, updated_at = now()")) {
+            ps.setArray(1, c.createArrayOf("uuid", ids));
+            ps.setArray(2, c.createArrayOf("int8", positions));
+            ps.setArray(3, c.createArrayOf("int8", epochs));
+            ps.setArray(4, c.createArrayOf("int8", seqs));
+            ps.executeUpdate();
+        }
     }
 
     /** A participant event: the entry becomes the event's participant document, unless it is at a later position. */
@@ -337,7 +444,7 @@ public final class RosterProjector {
             + "participant_version = participant_version + 1, last_position = ?, last_event_id = ?, updated_at = now() "
             + "WHERE meeting_id = ? AND admission_state IN ('waiting','admitted') AND last_position < ?";
 
-    private void apply(Connection c, UUID meetingId, List<Event> events) throws SQLException {
+    private void apply(Connection c, List<Event> events) throws SQLException {
         if (events.isEmpty()) {
             return;
         }
@@ -348,7 +455,7 @@ public final class RosterProjector {
                     upsert.executeBatch();
                     ending.setLong(1, e.position());
                     ending.setObject(2, e.eventId());
-                    ending.setObject(3, meetingId);
+                    ending.setObject(3, e.meetingId());
                     ending.setLong(4, e.position());
                     ending.executeUpdate();
                     continue;
@@ -360,7 +467,7 @@ public final class RosterProjector {
                     continue;
                 }
                 JsonNode pub = p.get("publish");
-                upsert.setObject(1, meetingId);
+                upsert.setObject(1, e.meetingId());
                 upsert.setObject(2, UUID.fromString(p.get("participant_id").asText()));
                 upsert.setString(3, p.get("display_name").asText());
                 upsert.setString(4, p.get("role").asText());
@@ -403,10 +510,11 @@ public final class RosterProjector {
         try {
             return db.read(c -> {
                 try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                        "SELECT COALESCE(sum(CASE WHEN k.meeting_id IS NULL OR k.seen_epoch <> m.controller_epoch "
+                        "SELECT COALESCE(sum(CASE WHEN k.seen_epoch IS NULL OR k.seen_epoch <> m.controller_epoch "
                                 + "THEN m.control_seq ELSE m.control_seq - k.seen_seq END), 0) FROM meetings m "
                                 + "LEFT JOIN roster_checkpoints k ON k.meeting_id = m.meeting_id "
-                                + "WHERE (m.controller_epoch, m.control_seq) IS DISTINCT FROM "
+                                + "WHERE (k.meeting_id IS NOT NULL AND k.seen_epoch IS NULL) "
+                                + "OR (m.controller_epoch, m.control_seq) IS DISTINCT FROM "
                                 + "(COALESCE(k.seen_epoch, m.controller_epoch), COALESCE(k.seen_seq, 0))")) {
                     return rs.next() ? rs.getDouble(1) : 0.0;
                 }

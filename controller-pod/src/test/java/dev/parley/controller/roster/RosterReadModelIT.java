@@ -416,6 +416,44 @@ class RosterReadModelIT {
 
     @Test
     @Order(5)
+    void roundsCutShortByTheEventLimitStillConverge() throws Exception {
+        Scenario one = new Scenario(h).meeting(true, live());
+        Scenario two = new Scenario(h).meeting(false, live());
+        awaitCaughtUp(one.meetingId);
+        awaitCaughtUp(two.meetingId);
+        projector().eventsPerRound(3);
+        try (Connection blocker = h.db(); var st = blocker.createStatement()) {
+            // both meetings move while their projection is held back, so one round finds both with 12 events to apply
+            for (Scenario s : List.of(one, two)) {
+                st.execute("SELECT pg_advisory_lock(" + 0x524F5354 + ", " + UUID.fromString(s.meetingId).hashCode() + ")");
+            }
+            for (int i = 0; i < 3; i++) {
+                one.admittedAttendee(live());
+                two.admittedAttendee(live());
+            }
+            String[] x = one.admittedAttendee(live());
+            assertThat(one.command(live(), "{\"type\":\"set_role\",\"participant_id\":\"" + x[1]
+                    + "\",\"role\":\"cohost\"}").status()).isEqualTo(201);
+            st.execute("SELECT pg_advisory_unlock_all()");
+            awaitCaughtUp(one.meetingId);
+            awaitCaughtUp(two.meetingId);
+            assertThat(modelRows(one.meetingId)).isEqualTo(sourceRows(one.meetingId)).hasSize(5);
+            assertThat(modelRows(two.meetingId)).isEqualTo(sourceRows(two.meetingId)).hasSize(4);
+            assertThat(allPages(one, 2)).isEqualTo(truthPage(one));
+            // a rebuild under the same limit reads on until the meeting is complete
+            long events = h.count("SELECT count(*) FROM outbox_events WHERE meeting_id = '" + one.meetingId
+                    + "' AND (event_type LIKE 'participant.%' OR event_type = 'meeting.ending')");
+            assertThat(events).isEqualTo(10);
+            List<String> incremental = fullRows(one.meetingId, false);
+            assertThat(projector().rebuild(UUID.fromString(one.meetingId))).isEqualTo(10);
+            assertThat(fullRows(one.meetingId, false)).isEqualTo(incremental);
+        } finally {
+            projector().eventsPerRound(RosterProjector.EVENTS_PER_ROUND);
+        }
+    }
+
+    @Test
+    @Order(6)
     void aRestartedProcessResumesFromTheCheckpoints() throws Exception {
         // everything so far is projected
         await().atMost(CATCH_UP).until(() -> h.count("SELECT count(*) FROM meetings m LEFT JOIN roster_checkpoints k "
