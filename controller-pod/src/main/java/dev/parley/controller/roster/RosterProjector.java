@@ -98,6 +98,8 @@ public final class RosterProjector {
     });
     /** {@link #EVENTS_PER_ROUND}; lower in tests to exercise rounds cut short. */
     private volatile int eventsPerRound = EVENTS_PER_ROUND;
+    /** Tests: the background loop stands still (catch-ups on read, rebuilds and explicit calls still run). */
+    private volatile boolean paused;
     private volatile long leaderCheckedAt;
     private volatile boolean leader;
 
@@ -150,7 +152,7 @@ public final class RosterProjector {
 
     void round() {
         try {
-            if (leader()) {
+            if (!paused && leader()) {
                 catchUpAll(false);
             }
         } catch (RuntimeException e) {
@@ -350,6 +352,11 @@ public final class RosterProjector {
         writeCheckpoints(c, heads, last, cut);
         applied.increment(n);
         return n;
+    }
+
+    /** Stops or restarts the background loop (tests). */
+    void pause(boolean pause) {
+        paused = pause;
     }
 
     /** Events read per statement from now on (tests: small values cut rounds short). */
