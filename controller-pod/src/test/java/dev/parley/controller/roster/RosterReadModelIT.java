@@ -5,6 +5,7 @@ import dev.parley.controller.participant.ParticipantRow;
 import dev.parley.controller.participant.ParticipantService;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
+import dev.parley.controller.testing.WsClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -211,11 +212,22 @@ class RosterReadModelIT {
             assertThat(entry(p, cPid)).isNull();
         });
 
+        // leaving on the signaling socket → gone from the page
+        String[] d = s.admittedAttendee(live());
+        awaitEntry(s, d[1], "admission_state", "admitted");
+        WsClient ws = s.joinedSocket(d, "t-leaver");
+        ws.send("{\"type\":\"leave\"}");
+        await().atMost(CATCH_UP).pollInterval(Duration.ofMillis(50)).untilAsserted(() ->
+                assertThat(entry(allPages(s, 100), d[1])).isNull());
+        ws.close();
+
         // caught up, the page is byte for byte what the tables gave before, and every entry (left/removed ones too)
         // has the tables' fields
         awaitCaughtUp(m);
         assertThat(allPages(s, 100)).isEqualTo(truthPage(s)).hasSize(2);
-        assertThat(modelRows(m)).isEqualTo(sourceRows(m)).hasSize(4);
+        assertThat(modelRows(m)).isEqualTo(sourceRows(m)).hasSize(5);
+        assertThat(h.scalar("SELECT admission_state FROM roster_entries WHERE participant_id = '" + d[1] + "'"))
+                .isEqualTo("left");
         var r = page(s, s.hostToken, "");
         assertThat(r.text("control_cursor")).isEqualTo(h.scalar("SELECT controller_epoch || '.' || control_seq "
                 + "FROM meetings WHERE meeting_id = '" + m + "'"));
