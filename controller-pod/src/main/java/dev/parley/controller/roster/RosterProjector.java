@@ -75,7 +75,7 @@ public final class RosterProjector {
     /** Meetings caught up per round at most (the rest next round). */
     static final int MEETINGS_PER_ROUND = 500;
     /** First key of the two-key advisory lock ("ROST"), the second is derived from the meeting id. */
-    private static final int LOCK_CLASS = 0x524F5354;
+    static final int LOCK_CLASS = 0x524F5354;
 
     /** The outbox event types whose payload is the participant document, and the one meeting-wide change. */
     static final List<String> PARTICIPANT_TYPES = List.of("participant.joined", "participant.waiting",

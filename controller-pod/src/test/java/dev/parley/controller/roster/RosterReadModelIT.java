@@ -409,7 +409,7 @@ class RosterReadModelIT {
         UUID mid = UUID.fromString(m);
         String late;
         try (Connection blocker = h.db(); var st = blocker.createStatement()) {
-            st.execute("SELECT pg_advisory_lock(" + 0x524F5354 + ", " + mid.hashCode() + ")");
+            st.execute("SELECT pg_advisory_lock(" + RosterProjector.LOCK_CLASS + ", " + mid.hashCode() + ")");
             var j = join(s, ControllerHarness.token(s.tenant, UUID.randomUUID()), "Late");
             assertThat(j.status()).isEqualTo(201);
             late = j.text("participant_id");
@@ -418,7 +418,7 @@ class RosterReadModelIT {
             assertThat(h.count("SELECT count(*) FROM meeting_participants WHERE participant_id = '" + late + "'")).isEqualTo(1);
             var prom = h.call(h.base(live()), "GET", "/prometheus", null, null, null, null);
             assertThat(prom.raw()).containsPattern("(?m)^roster_projection_lag_events(\\{[^}]*})? [1-9]");
-            st.execute("SELECT pg_advisory_unlock(" + 0x524F5354 + ", " + mid.hashCode() + ")");
+            st.execute("SELECT pg_advisory_unlock(" + RosterProjector.LOCK_CLASS + ", " + mid.hashCode() + ")");
         }
         awaitEntry(s, late, "display_name", "Late");
         awaitCaughtUp(m);
@@ -481,7 +481,7 @@ class RosterReadModelIT {
         try (Connection blocker = h.db(); var st = blocker.createStatement()) {
             // both meetings move while their projection is held back, so one round finds both with 12 events to apply
             for (Scenario s : List.of(one, two)) {
-                st.execute("SELECT pg_advisory_lock(" + 0x524F5354 + ", " + UUID.fromString(s.meetingId).hashCode() + ")");
+                st.execute("SELECT pg_advisory_lock(" + RosterProjector.LOCK_CLASS + ", " + UUID.fromString(s.meetingId).hashCode() + ")");
             }
             for (int i = 0; i < 3; i++) {
                 one.admittedAttendee(live());
@@ -510,6 +510,36 @@ class RosterReadModelIT {
 
     @Test
     @Order(7)
+    void anEventWithoutAParticipantDocumentIsSkippedAndDoesNotStallTheMeeting() throws Exception {
+        Scenario s = new Scenario(h).meeting(false, live());
+        String m = s.meetingId;
+        awaitCaughtUp(m);
+        MeterRegistry meters = h.controllers.get(live()).getBean(MeterRegistry.class);
+        double skippedBefore = meters.counter("roster_projection_events_skipped").count();
+        // a committed participant event whose payload lacks the document (written as a business transaction would:
+        // outbox row and control sequence step together)
+        try (Connection c = h.db()) {
+            c.setAutoCommit(false);
+            try (var st = c.createStatement()) {
+                st.executeUpdate("UPDATE meetings SET control_seq = control_seq + 1 WHERE meeting_id = '" + m + "'");
+                st.executeUpdate("INSERT INTO outbox_events (event_id, meeting_id, aggregate_version, event_type, "
+                        + "idempotency_key, payload) VALUES (gen_random_uuid(), '" + m + "', 1, 'participant.left', "
+                        + "'broken', '{\"participant_id\":\"" + s.hostPid + "\"}')");
+            }
+            c.commit();
+        }
+        awaitCaughtUp(m);
+        assertThat(meters.counter("roster_projection_events_skipped").count()).isEqualTo(skippedBefore + 1);
+        // the host's entry is untouched and later events of the meeting still apply
+        assertThat(entry(allPages(s, 100), s.hostPid).get("admission_state").asText()).isEqualTo("admitted");
+        String late = join(s, ControllerHarness.token(s.tenant, UUID.randomUUID()), "After").text("participant_id");
+        awaitEntry(s, late, "display_name", "After");
+        awaitCaughtUp(m);
+        assertThat(modelRows(m)).isEqualTo(sourceRows(m)).hasSize(2);
+    }
+
+    @Test
+    @Order(8)
     void aRestartedProcessResumesFromTheCheckpoints() throws Exception {
         // everything so far is projected
         await().atMost(CATCH_UP).until(() -> h.count("SELECT count(*) FROM meetings m LEFT JOIN roster_checkpoints k "
