@@ -14,11 +14,12 @@ import dev.parley.controller.meeting.MeetingRow;
 import dev.parley.controller.meeting.MeetingService;
 import dev.parley.controller.meeting.NotOwnerException;
 import dev.parley.controller.outbox.Outbox;
+import dev.parley.controller.roster.RosterEntry;
+import dev.parley.controller.roster.RosterProjector;
 import jakarta.inject.Singleton;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -29,12 +30,14 @@ public class ParticipantService {
     private final ControlLog log;
     private final Outbox outbox;
     private final ParleyConfig cfg;
+    private final RosterProjector roster;
 
-    public ParticipantService(Db db, ControlLog log, Outbox outbox, ParleyConfig cfg) {
+    public ParticipantService(Db db, ControlLog log, Outbox outbox, ParleyConfig cfg, RosterProjector roster) {
         this.db = db;
         this.log = log;
         this.outbox = outbox;
         this.cfg = cfg;
+        this.roster = roster;
     }
 
     /** Result of a join: the answer and the control events to publish after commit. */
@@ -183,9 +186,37 @@ public class ParticipantService {
         });
     }
 
-    /** GET participants: roster page ordered by participant id (display only, never used for authorization). */
+    /**
+     * GET participants: a roster page ordered by participant id, served from the roster read model
+     * ({@code roster_entries}, built from the participant events by {@link RosterProjector}). Display only: who may
+     * read it is decided here from the tables (the meeting, the caller's own active participant row), never from the
+     * read model. {@code control_cursor} is the control cursor up to which the read model has applied the meeting's
+     * events (the page is exact as of it). A page found behind the meeting's cursor is read again after applying
+     * the pending events here (if no other projector holds the meeting just then): a client that takes a snapshot
+     * and then the roster sees no older roster than before the read model; otherwise the page may lag by a
+     * projection round.
+     */
     public ObjectNode roster(Caller caller, UUID meetingId, String cursor, int limit) {
         UUID after = cursor == null || cursor.isEmpty() ? null : JsonBody.parseUuid(cursor, "cursor");
+        Page page = rosterPage(caller, meetingId, after, limit);
+        if (page.behind()) {
+            int applied;
+            try {
+                applied = roster.catchUp(meetingId, false);
+            } catch (RuntimeException e) {
+                applied = 0; // the background projection will get there; this page lags meanwhile
+            }
+            if (applied > 0) {
+                page = rosterPage(caller, meetingId, after, limit);
+            }
+        }
+        return page.json();
+    }
+
+    private record Page(ObjectNode json, boolean behind) {
+    }
+
+    private Page rosterPage(Caller caller, UUID meetingId, UUID after, int limit) {
         return db.readSnapshot(c -> {
             MeetingRow m = MeetingRow.load(c, meetingId, false);
             MeetingService.requireTenant(m, caller);
@@ -193,30 +224,21 @@ public class ParticipantService {
                     && !caller.principalId().equals(m.organizerId())) {
                 throw ApiException.forbidden("not_a_participant", "join the meeting to see its roster");
             }
-            List<ParticipantRow> rows = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + ParticipantRow.COLS + " FROM meeting_participants "
-                    + "WHERE meeting_id = ? AND admission_state IN ('waiting','admitted') AND (?::uuid IS NULL OR participant_id > ?::uuid) "
-                    + "ORDER BY participant_id LIMIT ?")) {
-                ps.setObject(1, meetingId);
-                ps.setObject(2, after);
-                ps.setObject(3, after);
-                ps.setInt(4, limit + 1);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        rows.add(ParticipantRow.read(rs));
-                    }
-                }
-            }
+            List<RosterEntry> rows = RosterEntry.page(c, meetingId, after, limit + 1);
+            String projected = RosterEntry.projectedCursor(c, meetingId);
+            String current = m.controllerEpoch() + "." + m.controlSeq();
             ObjectNode out = JsonBody.obj();
             ArrayNode items = out.putArray("participants");
             for (int i = 0; i < Math.min(limit, rows.size()); i++) {
-                items.add(participantJson(rows.get(i)));
+                items.add(rows.get(i).json());
             }
-            out.put("control_cursor", m.controllerEpoch() + "." + m.controlSeq());
+            // not projected yet: nothing of the current epoch is in the page
+            out.put("control_cursor", projected != null ? projected : m.controllerEpoch() + ".0");
             if (rows.size() > limit) {
                 out.put("next_cursor", rows.get(limit - 1).participantId().toString());
             }
-            return out;
+            boolean behind = projected == null ? m.controlSeq() > 0 : !projected.equals(current);
+            return new Page(out, behind);
         });
     }
 }
