@@ -69,11 +69,63 @@ public class SessionRegistry implements SessionHub {
         }
     }
 
+    /**
+     * Committed events of a meeting that reached this pod through the cross-pod fan-out ({@code head}: the
+     * meeting's sequence when they were read; {@code events} may be empty or partial). Every local socket of the
+     * meeting gets what it has not seen, in order and once: duplicates are dropped by seq, a gap (or a head
+     * beyond what the batch carries) is filled from the control log, an older epoch is ignored and a newer one
+     * means {@code snapshot_required}.
+     */
+    public void fanIn(UUID meetingId, long epoch, long head, List<ControlEvent> events) {
+        Set<Conn> s = byMeeting.get(meetingId);
+        if (s == null) {
+            return;
+        }
+        for (Conn c : s) {
+            c.tasks.execute(() -> {
+                if (!c.joined() || epoch < c.epoch) {
+                    return;
+                }
+                if (!events.isEmpty()) {
+                    deliver(c, events);
+                }
+                if (epoch == c.epoch && c.lastSeq < head) {
+                    catchUp(c);
+                } else if (epoch > c.epoch) {
+                    notifyEpochChanged(c, epoch);
+                }
+            });
+        }
+    }
+
+    /** Meetings with a joined socket on this pod that was accepted without owning the meeting. */
+    public boolean hasRemoteSessions() {
+        for (Set<Conn> s : byMeeting.values()) {
+            for (Conn c : s) {
+                if (c.remote) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** One snapshot_required per newer epoch (every later event of that epoch would say the same). */
+    private void notifyEpochChanged(Conn c, long newerEpoch) {
+        if (newerEpoch > c.snapshotRequiredForEpoch) {
+            c.snapshotRequiredForEpoch = newerEpoch;
+            sendSnapshotRequired(c, "controller epoch changed");
+        }
+    }
+
     /** Sends events after the socket's last seq, filling gaps from the log. Runs on the socket's serial executor. */
     void deliver(Conn c, List<ControlEvent> events) {
         for (ControlEvent e : events) {
-            if (e.epoch() != c.epoch) {
-                sendSnapshotRequired(c, "controller epoch changed");
+            if (e.epoch() < c.epoch) {
+                continue; // a late copy from an older epoch (fan-out redelivery): nothing new for this socket
+            }
+            if (e.epoch() > c.epoch) {
+                notifyEpochChanged(c, e.epoch());
                 return;
             }
             if (e.seq() <= c.lastSeq) {
@@ -91,8 +143,10 @@ public class SessionRegistry implements SessionHub {
 
     /** Reads and sends every event after the socket's cursor; false when it can't be done exactly. */
     boolean catchUp(Conn c) {
+        long[] upTo = new long[1];
         List<ControlEvent> missed = db.readSnapshot(x -> {
             MeetingRow m = MeetingRow.load(x, c.meetingId, false);
+            upTo[0] = m.controlSeq();
             return log.after(x, c.meetingId, new Cursor(c.epoch, c.lastSeq), m.controllerEpoch(), m.controlSeq(),
                     c.participantId);
         });
@@ -105,6 +159,8 @@ public class SessionRegistry implements SessionHub {
                 send(c, e);
             }
         }
+        // the replay was complete up to the sequence read with it (events for other audiences included)
+        c.lastSeq = Math.max(c.lastSeq, upTo[0]);
         return true;
     }
 

@@ -83,11 +83,16 @@ public class SignalingSocket {
     private final Map<String, Conn> conns = new ConcurrentHashMap<>();
     /** (meeting, participant) → pending "left after grace" task. */
     private final Map<String, java.util.concurrent.ScheduledFuture<?>> graceTimers = new ConcurrentHashMap<>();
+    /** (meeting, participant) → live sockets on other pods (announced to us as the owner). */
+    private final Map<String, Integer> remoteSockets = new ConcurrentHashMap<>();
+    private final dev.parley.controller.fanout.PodLink link;
 
     public SignalingSocket(SessionRegistry registry, TicketVerifier verifier, TicketSigner signer, Ownership ownership,
                            Db db, GrantService grants, SfuClient sfus, SfuSelector selector,
                            ParticipantService participants, ParleyConfig cfg,
-                           dev.parley.controller.observability.RequestMetrics metrics) {
+                           dev.parley.controller.observability.RequestMetrics metrics,
+                           dev.parley.controller.fanout.PodLink link) {
+        this.link = link;
         this.registry = registry;
         this.verifier = verifier;
         this.signer = signer;
@@ -191,6 +196,7 @@ public class SignalingSocket {
         UUID m = UUID.fromString(t.mid());
         UUID p = UUID.fromString(t.pid());
         Long epoch = ownership.epochIfOwned(m);
+        boolean remote = false;
         if (epoch == null) {
             Route r;
             try {
@@ -200,17 +206,15 @@ public class SignalingSocket {
                 c.session.close(CloseReason.TRY_AGAIN_LATER);
                 return;
             }
-            if (r instanceof Route.Remote remote) {
-                ObjectNode out = JsonBody.obj();
-                out.put("type", "redirect");
-                out.put("signaling_endpoint", remote.owner().publicUrl().replaceFirst("^http", "ws") + "/v1/connect");
-                registry.sendRaw(c, out);
-                c.session.close(CloseReason.NORMAL);
-                return;
+            if (r instanceof Route.Local local) {
+                epoch = local.epoch();
+            } else {
+                // another pod owns the meeting: accepted here all the same, with the epoch PostgreSQL holds;
+                // its events arrive through the outbox relay's cross-pod fan-out (docs/controller.md)
+                remote = true;
             }
-            epoch = ((Route.Local) r).epoch();
         }
-        long ep = epoch;
+        long ownEpoch = remote ? -1 : epoch;
         // authorisation from the source of truth, not from a cache
         Object[] state = db.readSnapshot(x -> {
             MeetingRow mr = MeetingRow.load(x, m, false);
@@ -229,6 +233,7 @@ public class SignalingSocket {
         });
         MeetingRow mr = (MeetingRow) state[0];
         ParticipantRow pr = (ParticipantRow) state[1];
+        long ep = remote ? mr.controllerEpoch() : ownEpoch;
         if (mr.controllerEpoch() != ep) {
             error(c, "owner_changed", "reconnect");
             c.session.close(CloseReason.TRY_AGAIN_LATER);
@@ -251,6 +256,7 @@ public class SignalingSocket {
         c.sfuPod = t.sfu();
         c.deviceKey = t.dk();
         c.admittedAtMillis = (long) state[2];
+        c.remote = remote;
         java.util.concurrent.ScheduledFuture<?> grace = graceTimers.remove(m + "/" + p);
         if (grace != null) {
             grace.cancel(false);
@@ -273,6 +279,10 @@ public class SignalingSocket {
         registry.sendRaw(c, out);
         // events committed while we were joining
         registry.catchUp(c);
+        if (remote) {
+            // the owner runs the reconnect grace: it must know this participant has a live socket here
+            toOwner(m, p, c.generation, Presence.OPEN);
+        }
     }
 
     private long currentSeq(UUID m) {
@@ -280,7 +290,7 @@ public class SignalingSocket {
     }
 
     private void offer(Conn c, ObjectNode msg) {
-        if (!requireJoined(c)) {
+        if (!requireJoined(c) || redirectedToOwner(c)) {
             return;
         }
         TransportKind kind;
@@ -356,7 +366,7 @@ public class SignalingSocket {
     }
 
     private void subscribe(Conn c, ObjectNode msg) {
-        if (!requireJoined(c)) {
+        if (!requireJoined(c) || redirectedToOwner(c)) {
             return;
         }
         JsonNode tracks = msg.get("tracks");
@@ -397,8 +407,12 @@ public class SignalingSocket {
         }
         c.left = true;
         try {
-            registry.publish(c.meetingId, participants.leave(c.meetingId, c.epoch, c.participantId, -1, "left"));
-            grants.refresh(c.meetingId); // a participant who left must not keep media rights
+            if (c.remote) {
+                toOwner(c.meetingId, c.participantId, c.generation, Presence.LEFT);
+            } else {
+                registry.publish(c.meetingId, participants.leave(c.meetingId, c.epoch, c.participantId, -1, "left"));
+                grants.refresh(c.meetingId); // a participant who left must not keep media rights
+            }
         } finally {
             reply(c, "left");
             c.session.close(CloseReason.NORMAL);
@@ -407,13 +421,115 @@ public class SignalingSocket {
 
     private void closed(Conn c) {
         registry.remove(c);
-        if (!c.joined() || c.left || registry.hasOtherSocket(c.meetingId, c.participantId, c)) {
+        if (!c.joined() || c.left) {
             return;
         }
-        UUID m = c.meetingId;
-        UUID p = c.participantId;
-        long gen = c.generation;
-        long epoch = c.epoch;
+        if (c.remote) {
+            // every socket that announced itself to the owner says goodbye (the owner counts them)
+            toOwner(c.meetingId, c.participantId, c.generation, Presence.CLOSED);
+            return;
+        }
+        if (registry.hasOtherSocket(c.meetingId, c.participantId, c)
+                || remoteSockets.getOrDefault(c.meetingId + "/" + c.participantId, 0) > 0) {
+            return;
+        }
+        startGrace(c.meetingId, c.participantId, c.generation, c.epoch);
+    }
+
+    /** What a non-owner tells the owner about one of its sockets. */
+    enum Presence {
+        OPEN, CLOSED, LEFT;
+
+        String wire() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        static Presence fromWire(String s) {
+            for (Presence p : values()) {
+                if (p.wire().equals(s)) {
+                    return p;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Sends a presence notice to the meeting's owner (this pod itself when it owns the meeting now), retried a
+     * few times while ownership moves. Runs on the socket's serial executor, so one socket's notices arrive in
+     * order.
+     */
+    private void toOwner(UUID m, UUID p, long gen, Presence what) {
+        ObjectNode body = JsonBody.obj();
+        body.put("meeting_id", m.toString());
+        body.put("participant_id", p.toString());
+        body.put("transport_generation", gen);
+        body.put("presence", what.wire());
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            try {
+                Route r = ownership.route(m);
+                if (r instanceof Route.Local) {
+                    if (presence(m, p, gen, what)) {
+                        return;
+                    }
+                } else {
+                    int status = link.post(((Route.Remote) r).owner().internalUrl(), PresenceController.PATH,
+                            body.toString(), java.time.Duration.ofSeconds(5));
+                    if (status / 100 == 2) {
+                        return;
+                    }
+                }
+            } catch (RuntimeException e) {
+                LOG.debug("presence {} for {} not delivered yet: {}", what, p, e.toString());
+            }
+            try {
+                Thread.sleep(300L * attempt);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        LOG.warn("presence {} of participant {} could not reach the owner of meeting {}", what.wire(), p, m);
+    }
+
+    /**
+     * The owner's side of a non-owner's presence notice: live remote sockets per participant are counted (an
+     * open cancels the reconnect grace; the last close starts it unless a socket here is live; leave is the
+     * participant's leave). False when this pod does not own the meeting.
+     */
+    boolean presence(UUID m, UUID p, long gen, Presence what) {
+        Long epoch = ownership.epochIfOwned(m);
+        if (epoch == null) {
+            return false;
+        }
+        String k = m + "/" + p;
+        switch (what) {
+            case OPEN -> {
+                remoteSockets.merge(k, 1, Integer::sum);
+                java.util.concurrent.ScheduledFuture<?> grace = graceTimers.remove(k);
+                if (grace != null) {
+                    grace.cancel(false);
+                }
+            }
+            case CLOSED -> {
+                Integer left = remoteSockets.merge(k, -1, Integer::sum);
+                if (left == null || left <= 0) {
+                    remoteSockets.remove(k);
+                    if (!registry.hasOtherSocket(m, p, null)) {
+                        startGrace(m, p, gen, epoch);
+                    }
+                }
+            }
+            case LEFT -> {
+                remoteSockets.remove(k);
+                registry.publish(m, participants.leave(m, epoch, p, -1, "left"));
+                grants.refresh(m);
+            }
+        }
+        return true;
+    }
+
+    private void startGrace(UUID m, UUID p, long gen, long epoch) {
         registry.volatileMessage(m, "participant_reconnecting", p.toString());
         // idempotent ghost cleanup: only the same generation, only if still active, only once
         graceTimers.compute(m + "/" + p, (k, old) -> {
@@ -430,6 +546,36 @@ public class SignalingSocket {
                 }
             }), cfg.reconnectGraceMillis(), TimeUnit.MILLISECONDS);
         });
+    }
+
+    /**
+     * Offers and subscriptions need the owner (its grants, its SFU choice): a socket accepted on a non-owner is
+     * told to reconnect to the owner when it first sends one (events, pings and resume work on any pod).
+     */
+    private boolean redirectedToOwner(Conn c) {
+        if (!c.remote) {
+            return false;
+        }
+        Route r;
+        try {
+            r = ownership.route(c.meetingId);
+        } catch (RuntimeException e) {
+            error(c, "owner_unavailable", "meeting ownership is changing; reconnect");
+            c.session.close(CloseReason.TRY_AGAIN_LATER);
+            return true;
+        }
+        if (r instanceof Route.Remote remote) {
+            ObjectNode out = JsonBody.obj();
+            out.put("type", "redirect");
+            out.put("signaling_endpoint", remote.owner().publicUrl().replaceFirst("^http", "ws") + "/v1/connect");
+            registry.sendRaw(c, out);
+            c.session.close(CloseReason.NORMAL);
+        } else {
+            // this pod owns the meeting now, at a newer epoch than the socket's: resume here
+            error(c, "owner_changed", "reconnect");
+            c.session.close(CloseReason.TRY_AGAIN_LATER);
+        }
+        return true;
     }
 
     private void sweep() {
