@@ -29,17 +29,29 @@ public class SessionRegistry implements SessionHub {
     private static final Logger LOG = LoggerFactory.getLogger(SessionRegistry.class);
 
     private final Map<UUID, Set<Conn>> byMeeting = new ConcurrentHashMap<>();
+    /** Registered sockets accepted without owning their meeting. */
+    private final java.util.concurrent.atomic.AtomicInteger remoteSessions = new java.util.concurrent.atomic.AtomicInteger();
     private final Db db;
     private final ControlLog log;
 
-    public SessionRegistry(Db db, ControlLog log, MeterRegistry meters) {
+    /** Meeting → other pods (internal URL) with live sockets of it → how many (known to the owner by presence). */
+    private final Map<UUID, Map<String, Integer>> remotePods = new ConcurrentHashMap<>();
+    /** Pod URL → its volatile events in order. */
+    private final Map<String, SerialExecutor> toPod = new ConcurrentHashMap<>();
+    private final java.util.concurrent.ExecutorService podSenders = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+    private final dev.parley.controller.fanout.PodLink link;
+
+    public SessionRegistry(Db db, ControlLog log, MeterRegistry meters, dev.parley.controller.fanout.PodLink link) {
         this.db = db;
         this.log = log;
+        this.link = link;
         meters.gauge("active_connections", byMeeting, m -> m.values().stream().mapToInt(Set::size).sum());
     }
 
     void add(Conn c) {
-        byMeeting.computeIfAbsent(c.meetingId, k -> ConcurrentHashMap.newKeySet()).add(c);
+        if (byMeeting.computeIfAbsent(c.meetingId, k -> ConcurrentHashMap.newKeySet()).add(c) && c.remote) {
+            remoteSessions.incrementAndGet();
+        }
     }
 
     boolean remove(Conn c) {
@@ -47,7 +59,11 @@ public class SessionRegistry implements SessionHub {
             return false;
         }
         Set<Conn> s = byMeeting.get(c.meetingId);
-        return s != null && s.remove(c);
+        boolean removed = s != null && s.remove(c);
+        if (removed && c.remote) {
+            remoteSessions.decrementAndGet();
+        }
+        return removed;
     }
 
     boolean hasOtherSocket(UUID meetingId, UUID participantId, Conn except) {
@@ -100,14 +116,7 @@ public class SessionRegistry implements SessionHub {
 
     /** Meetings with a joined socket on this pod that was accepted without owning the meeting. */
     public boolean hasRemoteSessions() {
-        for (Set<Conn> s : byMeeting.values()) {
-            for (Conn c : s) {
-                if (c.remote) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return remoteSessions.get() > 0;
     }
 
     /** One snapshot_required per newer epoch (every later event of that epoch would say the same). */
@@ -211,6 +220,37 @@ public class SessionRegistry implements SessionHub {
 
     @Override
     public void volatileEventTo(UUID meetingId, String participantId, ObjectNode event) {
+        Map<String, Integer> pods = remotePods.get(meetingId);
+        if (pods != null && !pods.isEmpty()) {
+            ObjectNode body = JsonBody.obj();
+            body.put("meeting_id", meetingId.toString());
+            if (participantId != null) {
+                body.put("participant_id", participantId);
+            }
+            body.set("event", event);
+            String text = body.toString();
+            for (String pod : pods.keySet()) {
+                toPod.computeIfAbsent(pod, k -> new SerialExecutor(podSenders)).execute(() ->
+                        link.post(pod, PresenceController.VOLATILE_PATH, text, java.time.Duration.ofSeconds(2)));
+            }
+        }
+        localVolatile(meetingId, participantId, event);
+    }
+
+    /** A pod with {@code delta} more (or fewer) live sockets of an owned meeting. */
+    void remotePod(UUID meetingId, String podUrl, int delta) {
+        remotePods.compute(meetingId, (k, pods) -> {
+            Map<String, Integer> m = pods == null ? new ConcurrentHashMap<>() : pods;
+            Integer n = m.merge(podUrl, delta, Integer::sum);
+            if (n != null && n <= 0) {
+                m.remove(podUrl);
+            }
+            return m.isEmpty() ? null : m;
+        });
+    }
+
+    /** A volatile event for this pod's sockets of the meeting only. */
+    void localVolatile(UUID meetingId, String participantId, ObjectNode event) {
         Set<Conn> s = byMeeting.get(meetingId);
         if (s == null) {
             return;
@@ -230,11 +270,15 @@ public class SessionRegistry implements SessionHub {
 
     @Override
     public void closeMeeting(UUID meetingId) {
+        remotePods.remove(meetingId);
         Set<Conn> s = byMeeting.remove(meetingId);
         if (s == null) {
             return;
         }
         for (Conn c : s) {
+            if (s.remove(c) && c.remote) {
+                remoteSessions.decrementAndGet(); // removed once: a concurrent remove(c) finds it gone
+            }
             c.left = true;
             c.tasks.execute(() -> c.session.close(CloseReason.NORMAL));
         }

@@ -7,6 +7,7 @@ import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.control.Cursor;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.fanout.PodLink;
 import dev.parley.controller.media.GrantService;
 import dev.parley.controller.media.SfuClient;
 import dev.parley.controller.media.SfuSelector;
@@ -85,13 +86,13 @@ public class SignalingSocket {
     private final Map<String, java.util.concurrent.ScheduledFuture<?>> graceTimers = new ConcurrentHashMap<>();
     /** (meeting, participant) → live sockets on other pods (announced to us as the owner). */
     private final Map<String, Integer> remoteSockets = new ConcurrentHashMap<>();
-    private final dev.parley.controller.fanout.PodLink link;
+    private final PodLink link;
 
     public SignalingSocket(SessionRegistry registry, TicketVerifier verifier, TicketSigner signer, Ownership ownership,
                            Db db, GrantService grants, SfuClient sfus, SfuSelector selector,
                            ParticipantService participants, ParleyConfig cfg,
                            dev.parley.controller.observability.RequestMetrics metrics,
-                           dev.parley.controller.fanout.PodLink link) {
+                           PodLink link) {
         this.link = link;
         this.registry = registry;
         this.verifier = verifier;
@@ -290,32 +291,51 @@ public class SignalingSocket {
     }
 
     private void offer(Conn c, ObjectNode msg) {
-        if (!requireJoined(c) || redirectedToOwner(c)) {
+        if (!requireJoined(c) || relayedToOwner(c, msg)) {
             return;
         }
+        if (offer(bound(c, c.epoch), msg, o -> registry.sendRaw(c, o)) && !c.mediaReadyRecorded && c.admittedAtMillis > 0) {
+            c.mediaReadyRecorded = true;
+            joinToMediaReady.record(Math.max(0, System.currentTimeMillis() - c.admittedAtMillis), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * What a joined socket is bound to, as the owner's offer and subscription handling needs it ({@code epoch}:
+     * the owner's).
+     */
+    record Bound(UUID meetingId, UUID participantId, long generation, String sfuPod, String deviceKey, long epoch) {
+    }
+
+    private static Bound bound(Conn c, long epoch) {
+        return new Bound(c.meetingId, c.participantId, c.generation, c.sfuPod, c.deviceKey, epoch);
+    }
+
+    /** Relays an offer to the SFU; the answer or an error goes to {@code out}. True when answered. */
+    private boolean offer(Bound c, ObjectNode msg, java.util.function.Consumer<ObjectNode> out) {
         TransportKind kind;
         try {
             kind = TransportKind.fromWire(msg.path("transport").asText(""));
         } catch (IllegalArgumentException e) {
-            error(c, "invalid_transport", "transport must be publish or subscribe");
-            return;
+            out.accept(errorMessage("invalid_transport", "transport must be publish or subscribe"));
+            return false;
         }
         String sdp = msg.path("sdp").asText(null);
         if (sdp == null || sdp.isEmpty() || sdp.length() > 200_000) {
-            error(c, "invalid_sdp", "sdp must be a non-empty string");
-            return;
+            out.accept(errorMessage("invalid_sdp", "sdp must be a non-empty string"));
+            return false;
         }
         List<PublishSource> sources = kind == TransportKind.PUBLISH ? publishSources(msg.get("sources")) : null;
         if (sources == INVALID_SOURCES) {
-            error(c, "invalid_sources", "sources must be at most 16 of {mid, source: microphone|camera|screen}");
-            return;
+            out.accept(errorMessage("invalid_sources", "sources must be at most 16 of {mid, source: microphone|camera|screen}"));
+            return false;
         }
         Grant grant = grants.currentGrant(c.meetingId, c.participantId);
         SfuEntry sfu = selector.get(c.sfuPod).orElse(null);
         if (grant == null || sfu == null || !selector.isUsable(sfu.pod())) {
-            error(c, grant == null ? "not_authorized" : "media_server_unavailable",
-                    "request a new transport generation");
-            return;
+            out.accept(errorMessage(grant == null ? "not_authorized" : "media_server_unavailable",
+                    "request a new transport generation"));
+            return false;
         }
         // the client's ticket was used up by this socket; each SFU transport gets its own single-use ticket
         TicketSigner.IssuedTicket ticket = signer.issue(c.meetingId.toString(), c.participantId.toString(), c.generation,
@@ -327,25 +347,22 @@ public class SignalingSocket {
             // the SFU process is gone: this client and everyone else on it move now (new generation)
             selector.markUnreachable(sfu.pod());
             registry.volatileMessage(c.meetingId, "media_server_lost", sfu.pod());
-            error(c, "media_server_unavailable", "request a new transport generation");
-            return;
+            out.accept(errorMessage("media_server_unavailable", "request a new transport generation"));
+            return false;
         }
         if (!res.ok()) {
-            error(c, res.error() == null ? "media_server_error" : res.error().code(), "the media server refused the offer");
-            return;
+            out.accept(errorMessage(res.error() == null ? "media_server_error" : res.error().code(), "the media server refused the offer"));
+            return false;
         }
-        ObjectNode out = JsonBody.obj();
-        out.put("type", "answer");
-        out.put("transport", kind.wire());
-        out.put("transport_id", res.body().transportId());
-        out.put("sdp", res.body().sdpAnswer());
-        out.set("slot_assignments", JsonBody.JSON.valueToTree(res.body().slotAssignments() == null ? List.of()
+        ObjectNode answer = JsonBody.obj();
+        answer.put("type", "answer");
+        answer.put("transport", kind.wire());
+        answer.put("transport_id", res.body().transportId());
+        answer.put("sdp", res.body().sdpAnswer());
+        answer.set("slot_assignments", JsonBody.JSON.valueToTree(res.body().slotAssignments() == null ? List.of()
                 : res.body().slotAssignments()));
-        registry.sendRaw(c, out);
-        if (!c.mediaReadyRecorded && c.admittedAtMillis > 0) {
-            c.mediaReadyRecorded = true;
-            joinToMediaReady.record(Math.max(0, System.currentTimeMillis() - c.admittedAtMillis), TimeUnit.MILLISECONDS);
-        }
+        out.accept(answer);
+        return true;
     }
 
     private static final List<PublishSource> INVALID_SOURCES = java.util.Collections.unmodifiableList(new ArrayList<>());
@@ -366,18 +383,23 @@ public class SignalingSocket {
     }
 
     private void subscribe(Conn c, ObjectNode msg) {
-        if (!requireJoined(c) || redirectedToOwner(c)) {
+        if (!requireJoined(c) || relayedToOwner(c, msg)) {
             return;
         }
+        subscribe(bound(c, c.epoch), msg, o -> registry.sendRaw(c, o));
+    }
+
+    /** Relays a subscription update to the SFU; the answer or an error goes to {@code out}. */
+    private void subscribe(Bound c, ObjectNode msg, java.util.function.Consumer<ObjectNode> out) {
         JsonNode tracks = msg.get("tracks");
         if (tracks == null || !tracks.isArray() || tracks.size() > 200) {
-            error(c, "invalid_tracks", "tracks must be an array of at most 200 entries");
+            out.accept(errorMessage("invalid_tracks", "tracks must be an array of at most 200 entries"));
             return;
         }
         List<TrackSubscription> list = new ArrayList<>();
         for (JsonNode t : (ArrayNode) tracks) {
             if (!t.path("track_id").isTextual() || (t.has("pinned") && !t.get("pinned").isBoolean())) {
-                error(c, "invalid_tracks", "every track needs a string track_id; pinned is a boolean");
+                out.accept(errorMessage("invalid_tracks", "every track needs a string track_id; pinned is a boolean"));
                 return;
             }
             list.add(new TrackSubscription(t.get("track_id").asText(), t.path("max_width").asInt(0),
@@ -385,20 +407,20 @@ public class SignalingSocket {
         }
         SfuEntry sfu = selector.get(c.sfuPod).orElse(null);
         if (sfu == null) {
-            error(c, "media_server_unavailable", "request a new transport generation");
+            out.accept(errorMessage("media_server_unavailable", "request a new transport generation"));
             return;
         }
         var res = sfus.updateSubscriptions(sfu.internalUrl(), c.meetingId.toString(), c.participantId.toString(),
                 new UpdateSubscriptionsRequest(c.epoch, list)).join();
         if (!res.ok()) {
-            error(c, res.error() == null ? "media_server_error" : res.error().code(), "subscription update refused");
+            out.accept(errorMessage(res.error() == null ? "media_server_error" : res.error().code(), "subscription update refused"));
             return;
         }
-        ObjectNode out = JsonBody.obj();
-        out.put("type", "subscribed");
-        out.set("slot_assignments", JsonBody.JSON.valueToTree(res.body().slotAssignments() == null ? List.of()
+        ObjectNode done = JsonBody.obj();
+        done.put("type", "subscribed");
+        done.set("slot_assignments", JsonBody.JSON.valueToTree(res.body().slotAssignments() == null ? List.of()
                 : res.body().slotAssignments()));
-        registry.sendRaw(c, out);
+        out.accept(done);
     }
 
     private void leave(Conn c) {
@@ -465,11 +487,12 @@ public class SignalingSocket {
         body.put("participant_id", p.toString());
         body.put("transport_generation", gen);
         body.put("presence", what.wire());
+        body.put("pod_url", cfg.publicUrl());
         for (int attempt = 1; attempt <= 3; attempt++) {
             try {
                 Route r = ownership.route(m);
                 if (r instanceof Route.Local) {
-                    if (presence(m, p, gen, what)) {
+                    if (presence(m, p, gen, what, null)) {
                         return;
                     }
                 } else {
@@ -497,10 +520,14 @@ public class SignalingSocket {
      * open cancels the reconnect grace; the last close starts it unless a socket here is live; leave is the
      * participant's leave). False when this pod does not own the meeting.
      */
-    boolean presence(UUID m, UUID p, long gen, Presence what) {
+    boolean presence(UUID m, UUID p, long gen, Presence what, String podUrl) {
         Long epoch = ownership.epochIfOwned(m);
         if (epoch == null) {
             return false;
+        }
+        if (podUrl != null && !podUrl.equals(cfg.publicUrl())) {
+            // volatile events (SFU hints, reconnecting) follow the meeting's sockets to that pod
+            registry.remotePod(m, podUrl, what == Presence.OPEN ? 1 : -1);
         }
         String k = m + "/" + p;
         switch (what) {
@@ -549,33 +576,69 @@ public class SignalingSocket {
     }
 
     /**
-     * Offers and subscriptions need the owner (its grants, its SFU choice): a socket accepted on a non-owner is
-     * told to reconnect to the owner when it first sends one (events, pings and resume work on any pod).
+     * Offers and subscriptions need the owner (its grants, its SFU choice, its epoch): on a socket accepted by a
+     * non-owner they are relayed to the owner over the internal API and its replies are sent back on this socket
+     * (this pod runs them itself when it has become the owner). True when the message was handled that way.
      */
-    private boolean redirectedToOwner(Conn c) {
+    private boolean relayedToOwner(Conn c, ObjectNode msg) {
         if (!c.remote) {
             return false;
         }
-        Route r;
-        try {
-            r = ownership.route(c.meetingId);
-        } catch (RuntimeException e) {
-            error(c, "owner_unavailable", "meeting ownership is changing; reconnect");
-            c.session.close(CloseReason.TRY_AGAIN_LATER);
-            return true;
+        ObjectNode body = JsonBody.obj();
+        body.put("meeting_id", c.meetingId.toString());
+        body.put("participant_id", c.participantId.toString());
+        body.put("transport_generation", c.generation);
+        body.put("sfu_pod", c.sfuPod);
+        body.put("device_key", c.deviceKey);
+        body.set("message", msg);
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            Route r;
+            try {
+                r = ownership.route(c.meetingId);
+            } catch (RuntimeException e) {
+                break;
+            }
+            if (r instanceof Route.Local local) {
+                for (ObjectNode reply : relayed(bound(c, local.epoch()), msg)) {
+                    registry.sendRaw(c, reply);
+                }
+                return true;
+            }
+            PodLink.Reply reply = link.call(((Route.Remote) r).owner().internalUrl(), PresenceController.RELAY_PATH,
+                    body.toString(), java.time.Duration.ofSeconds(15));
+            if (reply.status() == 200 && reply.body() != null && reply.body().path("replies").isArray()) {
+                for (JsonNode n : reply.body().get("replies")) {
+                    if (n.isObject()) {
+                        registry.sendRaw(c, (ObjectNode) n);
+                    }
+                }
+                return true;
+            }
+            if (reply.status() != 409) {
+                break; // 409: ownership moved between the lookup and the call; look again once
+            }
         }
-        if (r instanceof Route.Remote remote) {
-            ObjectNode out = JsonBody.obj();
-            out.put("type", "redirect");
-            out.put("signaling_endpoint", remote.owner().publicUrl().replaceFirst("^http", "ws") + "/v1/connect");
-            registry.sendRaw(c, out);
-            c.session.close(CloseReason.NORMAL);
-        } else {
-            // this pod owns the meeting now, at a newer epoch than the socket's: resume here
-            error(c, "owner_changed", "reconnect");
-            c.session.close(CloseReason.TRY_AGAIN_LATER);
-        }
+        error(c, "owner_unavailable", "the meeting's controller did not answer; retry");
         return true;
+    }
+
+    /**
+     * The owner's side of a relayed offer or subscription (the non-owner verified the socket's ticket): the
+     * replies for the socket, or null when this pod does not own the meeting.
+     */
+    List<ObjectNode> relayed(UUID m, UUID p, long gen, String sfuPod, String deviceKey, ObjectNode msg) {
+        Long epoch = ownership.epochIfOwned(m);
+        return epoch == null ? null : relayed(new Bound(m, p, gen, sfuPod, deviceKey, epoch), msg);
+    }
+
+    private List<ObjectNode> relayed(Bound b, ObjectNode msg) {
+        List<ObjectNode> replies = new ArrayList<>();
+        switch (msg.path("type").asText("")) {
+            case "offer" -> offer(b, msg, replies::add);
+            case "subscribe" -> subscribe(b, msg, replies::add);
+            default -> replies.add(errorMessage("unknown_message", "only offer and subscribe are relayed"));
+        }
+        return replies;
     }
 
     private void sweep() {
@@ -603,11 +666,15 @@ public class SignalingSocket {
     }
 
     private void error(Conn c, String code, String detail) {
+        registry.sendRaw(c, errorMessage(code, detail));
+    }
+
+    private static ObjectNode errorMessage(String code, String detail) {
         ObjectNode o = JsonBody.obj();
         o.put("type", "error");
         o.put("code", code);
         o.put("detail", detail);
-        registry.sendRaw(c, o);
+        return o;
     }
 
     @PreDestroy

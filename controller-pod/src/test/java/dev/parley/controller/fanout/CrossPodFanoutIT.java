@@ -310,9 +310,26 @@ class CrossPodFanoutIT {
         }
     }
 
+    private static void sfuEventAtOwner(String body) {
+        var r = h.call(0, "POST", "/internal/v1/sfu-events", ControllerHarness.INTERNAL_SECRET, null, body);
+        assertThat(r.status()).as(r.raw()).isEqualTo(204);
+    }
+
+    /** The next volatile event on the socket (others skipped). */
+    private static JsonNode nextVolatile(WsClient ws) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            JsonNode n = ws.received.poll(500, TimeUnit.MILLISECONDS);
+            if (n != null && "event".equals(n.path("type").asText()) && n.path("event").path("volatile").asBoolean()) {
+                return n.get("event");
+            }
+        }
+        throw new AssertionError("no volatile event");
+    }
+
     @Test
     @Order(4)
-    void aNonOwnerSocketKeepsTheGraceLeaveAndRedirectsOffersToTheOwner() throws Exception {
+    void aNonOwnerSocketRelaysOffersGetsVolatileHintsAndKeepsLeaveAndTheGrace() throws Exception {
         Scenario s = new Scenario(h).meeting(false, 0);
         WsClient[] g = new WsClient[1];
         WsClient[] r = new WsClient[1];
@@ -325,13 +342,28 @@ class CrossPodFanoutIT {
         l[0].await("left", 10_000);
         assertThat(h.scalar("SELECT admission_state FROM meeting_participants WHERE participant_id = '" + leaving[1] + "'"))
                 .isEqualTo("left");
-        // an offer needs the owner: the socket is told where to go
-        r[0].send("{\"type\":\"offer\",\"transport\":\"publish\",\"sdp\":\"v=0\"}");
-        JsonNode redirect = r[0].await("redirect", 10_000);
-        assertThat(redirect.get("signaling_endpoint").asText()).isEqualTo(endpoint(0));
-        await().atMost(Duration.ofSeconds(5)).until(r[0]::isClosed);
+        // offers and subscriptions are relayed to the owner, which talks to the SFU; replies come back here
+        int created = h.sfus.get(0).transportsCreated.get();
+        r[0].send("{\"type\":\"offer\",\"transport\":\"sideways\",\"sdp\":\"v=0\"}");
+        assertThat(r[0].await("error", 10_000).get("code").asText()).isEqualTo("invalid_transport");
+        r[0].send("{\"type\":\"offer\",\"transport\":\"publish\",\"sdp\":\"v=0\\r\\n\"}");
+        JsonNode answer = r[0].await("answer", 10_000);
+        assertThat(answer.get("sdp").asText()).contains("test-double");
+        assertThat(h.sfus.get(0).transportsCreated.get()).isEqualTo(created + 1);
+        r[0].send("{\"type\":\"subscribe\",\"tracks\":[{\"track_id\":\"x:1\",\"max_width\":640,\"max_height\":360}]}");
+        r[0].await("subscribed", 10_000);
+        // SFU hints reach the owner and follow the meeting's sockets to this pod (targeted ones only to their participant)
+        sfuEventAtOwner("{\"type\":\"publisher_layers\",\"meeting_id\":\"" + s.meetingId + "\",\"participant_id\":\"" + back[1]
+                + "\",\"transport_generation\":1,\"sfu\":\"sfu-0\",\"data\":{\"track_id\":\"" + back[1] + ":1\"}}");
+        sfuEventAtOwner("{\"type\":\"active_speakers\",\"meeting_id\":\"" + s.meetingId + "\",\"data\":{\"sequence\":3,\"speakers\":[\""
+                + back[1] + "\"]}}");
+        assertThat(nextVolatile(r[0]).get("type").asText()).isEqualTo("publisher_layers");
+        assertThat(nextVolatile(r[0]).get("type").asText()).isEqualTo("active_speakers");
+        assertThat(nextVolatile(g[0]).get("type").asText()).isEqualTo("active_speakers");
+
         // both vanish; only one comes back (on the non-owner again) within the grace
         g[0].abort();
+        r[0].abort();
         Thread.sleep(500);
         var again = s.transport(0, back[0], back[1], 0, "t-" + back[1]);
         assertThat(again.status()).as(again.raw()).isEqualTo(200);
