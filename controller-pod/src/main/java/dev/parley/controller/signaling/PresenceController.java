@@ -32,6 +32,7 @@ public class PresenceController {
     static final String PATH = "/internal/v1/signaling/presence";
     static final String RELAY_PATH = "/internal/v1/signaling/relay";
     static final String VOLATILE_PATH = "/internal/v1/signaling/volatile";
+    static final String ENDED_PATH = "/internal/v1/signaling/meeting-ended";
     private final InternalAuth auth;
     private final SignalingSocket socket;
     private final SessionRegistry sessions;
@@ -72,6 +73,17 @@ public class PresenceController {
         var list = out.putArray("replies");
         replies.forEach(list::add);
         return dev.parley.controller.api.Responses.json(200, out);
+    }
+
+    /** Owner → a pod with sockets of the meeting: it ended; the sockets get the last events, then are closed. */
+    @Post("/meeting-ended")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public HttpResponse<String> meetingEnded(@Nullable @Header("Authorization") String authorization,
+                                             @Nullable @Body String body) {
+        check(authorization);
+        ObjectNode o = JsonBody.object(body);
+        sessions.meetingEnded(JsonBody.parseUuid(o.path("meeting_id").asText(""), "meeting_id"));
+        return HttpResponse.noContent();
     }
 
     /** Owner → a pod with sockets of the meeting: a volatile event for them ({@code participant_id}: only its sockets). */

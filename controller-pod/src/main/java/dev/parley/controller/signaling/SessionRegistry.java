@@ -270,7 +270,29 @@ public class SessionRegistry implements SessionHub {
 
     @Override
     public void closeMeeting(UUID meetingId) {
-        remotePods.remove(meetingId);
+        Map<String, Integer> pods = remotePods.remove(meetingId);
+        if (pods != null) {
+            // the pods with sockets of the meeting close theirs too (after sending them what they lack)
+            ObjectNode body = JsonBody.obj();
+            body.put("meeting_id", meetingId.toString());
+            String text = body.toString();
+            for (String pod : pods.keySet()) {
+                toPod.computeIfAbsent(pod, k -> new SerialExecutor(podSenders)).execute(() ->
+                        link.post(pod, PresenceController.ENDED_PATH, text, java.time.Duration.ofSeconds(2)));
+            }
+        }
+        close(meetingId, false);
+    }
+
+    /**
+     * The owner closed the meeting's sockets (it ended): this pod's sockets of it first read from the log what the
+     * fan-out has not brought yet (the last events), then are closed.
+     */
+    void meetingEnded(UUID meetingId) {
+        close(meetingId, true);
+    }
+
+    private void close(UUID meetingId, boolean catchUpFirst) {
         Set<Conn> s = byMeeting.remove(meetingId);
         if (s == null) {
             return;
@@ -280,7 +302,12 @@ public class SessionRegistry implements SessionHub {
                 remoteSessions.decrementAndGet(); // removed once: a concurrent remove(c) finds it gone
             }
             c.left = true;
-            c.tasks.execute(() -> c.session.close(CloseReason.NORMAL));
+            c.tasks.execute(() -> {
+                if (catchUpFirst && c.joined()) {
+                    catchUp(c);
+                }
+                c.session.close(CloseReason.NORMAL);
+            });
         }
     }
 

@@ -220,6 +220,22 @@ class CrossPodFanoutIT {
             // pings work on the non-owner socket
             onB.send("{\"type\":\"ping\"}");
             onB.await("pong", 5_000);
+
+            // the meeting ends on the owner: the socket on B gets every last event, then is closed
+            String last = got.get(got.size() - 1).cursor();
+            assertThat(s.command(0, "{\"type\":\"end_meeting\"}").status()).isEqualTo(201);
+            await().atMost(Duration.ofSeconds(10)).until(onB::isClosed);
+            List<String> finalEvents = visibleAfter(s.meetingId, last, a[1]);
+            assertThat(finalEvents).isNotEmpty();
+            List<Ev> gotFinal = new ArrayList<>();
+            for (JsonNode msg : onB.received) {
+                if ("event".equals(msg.path("type").asText()) && !msg.path("event").path("volatile").asBoolean()) {
+                    gotFinal.add(new Ev(msg.get("event").get("event_id").asText(), msg.get("cursor").asText(),
+                            msg.get("event").get("type").asText()));
+                }
+            }
+            assertThat(ids(gotFinal)).containsExactlyElementsOf(finalEvents);
+            assertThat(gotFinal.stream().map(Ev::type)).contains("meeting_ended");
         }
     }
 
