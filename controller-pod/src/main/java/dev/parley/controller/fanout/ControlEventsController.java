@@ -29,7 +29,8 @@ import java.util.UUID;
  * Relay leader → every controller pod (internal secret): committed control events of meetings, for this pod's
  * signaling sockets ({@link SessionRegistry#fanIn}: in order, once per socket, gaps filled from the log).
  * Body: {@code {"meetings":[{meeting_id, epoch, seq, events:[{seq, event_id, type, payload, audience?}]}]}},
- * {@code seq} being the meeting's sequence the events were read at.
+ * {@code seq} being the meeting's sequence the events were read at. Answer: {@code {"interest":[meeting ids]}}, the
+ * meetings this pod has sockets of that it does not own (it is sent only those).
  */
 @Controller("/internal/v1")
 @Secured(SecurityRule.IS_ANONYMOUS)
@@ -87,6 +88,10 @@ public class ControlEventsController {
         for (Batch b : batches) {
             sessions.fanIn(b.meetingId(), b.epoch(), b.head(), b.events());
         }
-        return HttpResponse.noContent();
+        // the answer is this pod's interest: what the next batches must carry
+        ObjectNode out = JsonBody.obj();
+        var interest = out.putArray("interest");
+        sessions.remoteMeetings().forEach(m -> interest.add(m.toString()));
+        return dev.parley.controller.api.Responses.json(200, out);
     }
 }

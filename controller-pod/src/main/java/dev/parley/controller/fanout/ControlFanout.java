@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,15 +33,17 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The outbox relay leader's cross-pod fan-out of committed control events: every round it reads each live
- * meeting's head ({@code controller_epoch}, {@code control_seq}) in one statement, reads the events committed
- * since the previous round for the meetings that moved (one statement, at most {@link #MAX_EVENTS} per
- * meeting) and POSTs them to every other live controller pod ({@code /parley/v1/controllers/}) at
- * {@link ControlEventsController#PATH}; its own pod gets them in-process. A pod that did not acknowledge a
- * batch (and a pod seen for the first time, and every pod after a change of relay leader) is sent the heads of
- * those meetings without events: the receiver reads what its sockets lack from the control log. Receivers drop
- * what a socket already has (by seq), so a batch may arrive any number of times. Nothing is read while no
- * other controller pod exists and no socket here waits for another pod's events.
+ * The outbox relay leader's cross-pod fan-out of committed control events. Every round (100 ms) it POSTs a batch
+ * to every other live controller pod ({@code /parley/v1/controllers/}) at {@link ControlEventsController#PATH};
+ * each pod answers with its interest: the meetings it has sockets of that it does not own (owners deliver to
+ * their own sockets directly). For the union of those meetings (and of this pod's own) the leader reads the heads
+ * ({@code controller_epoch}, {@code control_seq}; primary-key lookups, one statement) and the events committed
+ * since its previous round (one statement, at most {@link #MAX_EVENTS} per meeting), and sends each pod the
+ * meetings it is interested in that moved, with their events. A pod gets the head alone of a meeting it has not
+ * been brought up to date on yet (new interest, a new leader, a batch it did not acknowledge): the receiver reads
+ * what its sockets lack from the control log. Receivers drop what a socket already has (by seq), so a batch may
+ * arrive any number of times. Nothing is read from PostgreSQL while no pod has such sockets, and nothing runs at
+ * all while there is one controller.
  */
 @Singleton
 public class ControlFanout {
@@ -69,11 +70,14 @@ public class ControlFanout {
     private volatile boolean leading;
 
     // relay-loop state (only touched by the loop thread)
+    /** Heads read in the previous round. */
     private final Map<UUID, Head> last = new HashMap<>();
-    /** Pods that acknowledged a complete view (all heads) since this pod became the leader. */
-    private final Set<String> inSync = new HashSet<>();
-    /** Pod → meetings whose events it did not acknowledge (it gets their current head next round). */
-    private final Map<String, Set<UUID>> owed = new HashMap<>();
+    /** Pod → the meetings it is interested in (its last answer). */
+    private final Map<String, Set<UUID>> interest = new HashMap<>();
+    /** Pod → the meetings it acknowledged up to {@link #last} (it needs only what moves from there). */
+    private final Map<String, Set<UUID>> synced = new HashMap<>();
+    /** This pod's own meetings brought up to date. */
+    private final Set<UUID> localSynced = new HashSet<>();
 
     public ControlFanout(Db db, ParleyConfig cfg, PodLink link, SessionRegistry local, Client etcd) {
         this.db = db;
@@ -103,22 +107,27 @@ public class ControlFanout {
 
     private void reset() {
         last.clear();
-        inSync.clear();
-        owed.clear();
+        interest.clear();
+        synced.clear();
+        localSynced.clear();
     }
 
     void round() {
         Map<String, ControllerEntry> others = new HashMap<>(pods.entries());
         others.remove(cfg.podName());
-        inSync.retainAll(others.keySet());
-        owed.keySet().retainAll(others.keySet());
-        if (others.isEmpty() && !local.hasRemoteSessions()) {
+        interest.keySet().retainAll(others.keySet());
+        synced.keySet().retainAll(others.keySet());
+        Set<UUID> localInterest = local.remoteMeetings();
+        localSynced.retainAll(localInterest);
+        if (others.isEmpty() && localInterest.isEmpty()) {
             reset(); // one controller: every socket is on the owner, which delivers directly
             return;
         }
-        Map<UUID, Head> heads = readHeads();
+        Set<UUID> wanted = new HashSet<>(localInterest);
+        interest.values().forEach(wanted::addAll);
+        Map<UUID, Head> heads = wanted.isEmpty() ? Map.of() : readHeads(wanted);
         // meetings that moved since the last round, with the events in between when they can be read exactly
-        Map<UUID, Head> moved = new LinkedHashMap<>();
+        Set<UUID> moved = new HashSet<>();
         Map<UUID, long[]> ranges = new HashMap<>();
         for (Map.Entry<UUID, Head> h : heads.entrySet()) {
             Head before = last.get(h.getKey());
@@ -126,7 +135,7 @@ public class ControlFanout {
             if (now.equals(before)) {
                 continue;
             }
-            moved.put(h.getKey(), now);
+            moved.add(h.getKey());
             if (before != null && before.epoch() == now.epoch() && now.seq() > before.seq()
                     && now.seq() - before.seq() <= MAX_EVENTS) {
                 ranges.put(h.getKey(), new long[]{now.epoch(), before.seq(), now.seq()});
@@ -134,62 +143,81 @@ public class ControlFanout {
         }
         Map<UUID, List<ControlEvent>> events = ranges.isEmpty() ? Map.of() : readEvents(ranges);
 
-        Map<String, CompletableFuture<Boolean>> sent = new HashMap<>();
-        Map<String, Set<UUID>> sentHeadsOnly = new HashMap<>();
+        // every other pod, even with nothing to send: its answer is its current interest
+        Map<String, CompletableFuture<PodLink.Reply>> sent = new HashMap<>();
+        Map<String, Set<UUID>> covered = new HashMap<>();
         for (Map.Entry<String, ControllerEntry> pod : others.entrySet()) {
             String name = pod.getKey();
-            Set<UUID> headsOnly = new HashSet<>();
-            if (!inSync.contains(name)) {
-                headsOnly.addAll(heads.keySet());
-            } else if (owed.containsKey(name)) {
-                headsOnly.addAll(owed.get(name));
+            Set<UUID> its = interest.getOrDefault(name, Set.of());
+            Set<UUID> ok = synced.getOrDefault(name, Set.of());
+            Set<UUID> send = new HashSet<>();
+            for (UUID m : its) {
+                if (heads.containsKey(m) && (moved.contains(m) || !ok.contains(m))) {
+                    send.add(m);
+                }
             }
-            headsOnly.removeAll(moved.keySet());
-            headsOnly.retainAll(heads.keySet());
-            if (moved.isEmpty() && headsOnly.isEmpty()) {
-                continue;
-            }
-            sentHeadsOnly.put(name, headsOnly);
-            String body = batch(moved, events, headsOnly, heads);
+            Set<UUID> cover = new HashSet<>(its);
+            cover.retainAll(heads.keySet());
+            covered.put(name, cover);
+            String body = batch(send, heads, events, ok, moved);
             String base = pod.getValue().internalUrl();
             sent.put(name, CompletableFuture.supplyAsync(() ->
-                    link.post(base, ControlEventsController.PATH, body, Duration.ofSeconds(2)) / 100 == 2, senders));
+                    link.call(base, ControlEventsController.PATH, body, Duration.ofSeconds(2)), senders));
         }
         // this pod's own sockets, in-process
-        for (Map.Entry<UUID, Head> m : moved.entrySet()) {
-            local.fanIn(m.getKey(), m.getValue().epoch(), m.getValue().seq(), events.getOrDefault(m.getKey(), List.of()));
+        for (UUID m : localInterest) {
+            Head h = heads.get(m);
+            if (h != null && (moved.contains(m) || !localSynced.contains(m))) {
+                boolean exact = moved.contains(m) && localSynced.contains(m);
+                local.fanIn(m, h.epoch(), h.seq(), exact ? events.getOrDefault(m, List.of()) : List.of());
+                localSynced.add(m);
+            }
         }
-        for (Map.Entry<String, CompletableFuture<Boolean>> s : sent.entrySet()) {
-            boolean ok;
+        for (Map.Entry<String, CompletableFuture<PodLink.Reply>> s : sent.entrySet()) {
+            PodLink.Reply reply;
             try {
-                ok = s.getValue().get(3, TimeUnit.SECONDS);
+                reply = s.getValue().get(3, TimeUnit.SECONDS);
             } catch (Exception e) {
-                ok = false;
+                reply = new PodLink.Reply(-1, null);
             }
             String name = s.getKey();
-            if (ok) {
-                inSync.add(name);
-                owed.remove(name);
-            } else if (inSync.contains(name)) {
-                Set<UUID> o = owed.computeIfAbsent(name, k -> new HashSet<>());
-                o.addAll(moved.keySet());
-                o.addAll(sentHeadsOnly.get(name));
+            if (reply.status() / 100 == 2) {
+                synced.put(name, covered.get(name));
+                interest.put(name, meetings(reply.body()));
+            } else {
+                synced.remove(name); // next round: the heads of everything it wants, it reads the rest from the log
             }
-            // a pod never in sync stays out of inSync: it gets every head again next round
         }
         last.clear();
         last.putAll(heads);
     }
 
-    /** Every meeting that is not over (and those that ended in the last two minutes, for their last events). */
-    private Map<UUID, Head> readHeads() {
+    /** The meeting ids of a receiver's answer {@code {"interest":[...]}}. */
+    private static Set<UUID> meetings(com.fasterxml.jackson.databind.JsonNode body) {
+        Set<UUID> out = new HashSet<>();
+        if (body != null && body.path("interest").isArray()) {
+            for (com.fasterxml.jackson.databind.JsonNode n : body.get("interest")) {
+                try {
+                    out.add(UUID.fromString(n.asText()));
+                } catch (IllegalArgumentException e) {
+                    LOG.debug("ignoring a malformed meeting id in a fan-out answer");
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The heads of the given meetings (primary-key lookups in one statement). */
+    private Map<UUID, Head> readHeads(Set<UUID> meetings) {
         return db.read(c -> {
             Map<UUID, Head> out = new HashMap<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT meeting_id, controller_epoch, control_seq FROM meetings "
-                    + "WHERE status <> 'ended' OR ended_at > now() - interval '2 minutes'");
-                 ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.put(rs.getObject(1, UUID.class), new Head(rs.getLong(2), rs.getLong(3)));
+                    + "WHERE meeting_id = ANY(?::uuid[])")) {
+                ps.setArray(1, c.createArrayOf("uuid", meetings.toArray()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.put(rs.getObject(1, UUID.class), new Head(rs.getLong(2), rs.getLong(3)));
+                    }
                 }
             }
             return out;
@@ -241,16 +269,17 @@ public class ControlFanout {
         });
     }
 
-    /** {@code {"meetings":[{meeting_id, epoch, seq, events:[{seq, event_id, type, payload, audience}]}]}}. */
-    static String batch(Map<UUID, Head> moved, Map<UUID, List<ControlEvent>> events, Set<UUID> headsOnly,
-                        Map<UUID, Head> heads) {
+    /**
+     * {@code {"meetings":[{meeting_id, epoch, seq, events:[{seq, event_id, type, payload, audience}]}]}}: events only
+     * for a meeting that moved and that the pod was up to date on (else the head alone).
+     */
+    static String batch(Set<UUID> send, Map<UUID, Head> heads, Map<UUID, List<ControlEvent>> events, Set<UUID> synced,
+                        Set<UUID> moved) {
         ObjectNode root = JsonBody.obj();
         ArrayNode list = root.putArray("meetings");
-        for (Map.Entry<UUID, Head> m : moved.entrySet()) {
-            entry(list, m.getKey(), m.getValue(), events.getOrDefault(m.getKey(), List.of()));
-        }
-        for (UUID m : headsOnly) {
-            entry(list, m, heads.get(m), List.of());
+        for (UUID m : send) {
+            boolean exact = moved.contains(m) && synced.contains(m);
+            entry(list, m, heads.get(m), exact ? events.getOrDefault(m, List.of()) : List.of());
         }
         return root.toString();
     }

@@ -29,8 +29,8 @@ public class SessionRegistry implements SessionHub {
     private static final Logger LOG = LoggerFactory.getLogger(SessionRegistry.class);
 
     private final Map<UUID, Set<Conn>> byMeeting = new ConcurrentHashMap<>();
-    /** Registered sockets accepted without owning their meeting. */
-    private final java.util.concurrent.atomic.AtomicInteger remoteSessions = new java.util.concurrent.atomic.AtomicInteger();
+    /** Meeting → registered sockets accepted here without owning the meeting (they wait for the fan-out). */
+    private final Map<UUID, Integer> remoteSessions = new ConcurrentHashMap<>();
     private final Db db;
     private final ControlLog log;
 
@@ -50,7 +50,7 @@ public class SessionRegistry implements SessionHub {
 
     void add(Conn c) {
         if (byMeeting.computeIfAbsent(c.meetingId, k -> ConcurrentHashMap.newKeySet()).add(c) && c.remote) {
-            remoteSessions.incrementAndGet();
+            remoteSessions.merge(c.meetingId, 1, Integer::sum);
         }
     }
 
@@ -61,7 +61,7 @@ public class SessionRegistry implements SessionHub {
         Set<Conn> s = byMeeting.get(c.meetingId);
         boolean removed = s != null && s.remove(c);
         if (removed && c.remote) {
-            remoteSessions.decrementAndGet();
+            remoteGone(c.meetingId);
         }
         return removed;
     }
@@ -114,9 +114,18 @@ public class SessionRegistry implements SessionHub {
         }
     }
 
-    /** Meetings with a joined socket on this pod that was accepted without owning the meeting. */
+    /** Whether a joined socket on this pod was accepted without owning its meeting. */
     public boolean hasRemoteSessions() {
-        return remoteSessions.get() > 0;
+        return !remoteSessions.isEmpty();
+    }
+
+    /** The meetings with a socket here that waits for another pod's events (the fan-out's interest). */
+    public Set<UUID> remoteMeetings() {
+        return Set.copyOf(remoteSessions.keySet());
+    }
+
+    private void remoteGone(UUID meetingId) {
+        remoteSessions.computeIfPresent(meetingId, (k, n) -> n <= 1 ? null : n - 1);
     }
 
     /** One snapshot_required per newer epoch (every later event of that epoch would say the same). */
@@ -299,7 +308,7 @@ public class SessionRegistry implements SessionHub {
         }
         for (Conn c : s) {
             if (s.remove(c) && c.remote) {
-                remoteSessions.decrementAndGet(); // removed once: a concurrent remove(c) finds it gone
+                remoteGone(meetingId); // removed once: a concurrent remove(c) finds it gone
             }
             c.left = true;
             c.tasks.execute(() -> {
