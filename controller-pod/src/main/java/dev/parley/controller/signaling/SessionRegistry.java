@@ -34,8 +34,12 @@ public class SessionRegistry implements SessionHub {
     private final Db db;
     private final ControlLog log;
 
-    /** Meeting → other pods (internal URL) with live sockets of it → how many (known to the owner by presence). */
-    private final Map<UUID, Map<String, Integer>> remotePods = new ConcurrentHashMap<>();
+    /**
+     * Owner's view, from presence notices: meeting → other pod (internal URL) → participants with a live socket
+     * there. Sets, not counts: a repeated notice changes nothing, and a pod says "closed" only for its last socket
+     * of a participant.
+     */
+    private final Map<UUID, Map<String, Set<UUID>>> remotePods = new ConcurrentHashMap<>();
     /** Pod URL → its volatile events in order. */
     private final Map<String, SerialExecutor> toPod = new ConcurrentHashMap<>();
     private final java.util.concurrent.ExecutorService podSenders = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
@@ -229,7 +233,7 @@ public class SessionRegistry implements SessionHub {
 
     @Override
     public void volatileEventTo(UUID meetingId, String participantId, ObjectNode event) {
-        Map<String, Integer> pods = remotePods.get(meetingId);
+        Map<String, Set<UUID>> pods = remotePods.get(meetingId);
         if (pods != null && !pods.isEmpty()) {
             ObjectNode body = JsonBody.obj();
             body.put("meeting_id", meetingId.toString());
@@ -246,16 +250,32 @@ public class SessionRegistry implements SessionHub {
         localVolatile(meetingId, participantId, event);
     }
 
-    /** A pod with {@code delta} more (or fewer) live sockets of an owned meeting. */
-    void remotePod(UUID meetingId, String podUrl, int delta) {
+    /** Another pod has a live socket of the participant (an owned meeting). */
+    void remoteOpened(UUID meetingId, String podUrl, UUID participantId) {
         remotePods.compute(meetingId, (k, pods) -> {
-            Map<String, Integer> m = pods == null ? new ConcurrentHashMap<>() : pods;
-            Integer n = m.merge(podUrl, delta, Integer::sum);
-            if (n != null && n <= 0) {
-                m.remove(podUrl);
-            }
-            return m.isEmpty() ? null : m;
+            Map<String, Set<UUID>> m = pods == null ? new ConcurrentHashMap<>() : pods;
+            m.computeIfAbsent(podUrl, x -> ConcurrentHashMap.newKeySet()).add(participantId);
+            return m;
         });
+    }
+
+    /** That pod's last socket of the participant closed ({@code podUrl} null: on every pod, the participant left). */
+    void remoteClosed(UUID meetingId, String podUrl, UUID participantId) {
+        remotePods.computeIfPresent(meetingId, (k, pods) -> {
+            for (Map.Entry<String, Set<UUID>> e : pods.entrySet()) {
+                if (podUrl == null || podUrl.equals(e.getKey())) {
+                    e.getValue().remove(participantId);
+                }
+            }
+            pods.values().removeIf(Set::isEmpty);
+            return pods.isEmpty() ? null : pods;
+        });
+    }
+
+    /** Whether another pod announced a live socket of the participant. */
+    boolean hasRemoteSocket(UUID meetingId, UUID participantId) {
+        Map<String, Set<UUID>> pods = remotePods.get(meetingId);
+        return pods != null && pods.values().stream().anyMatch(ps -> ps.contains(participantId));
     }
 
     /** A volatile event for this pod's sockets of the meeting only. */
@@ -279,7 +299,7 @@ public class SessionRegistry implements SessionHub {
 
     @Override
     public void closeMeeting(UUID meetingId) {
-        Map<String, Integer> pods = remotePods.remove(meetingId);
+        Map<String, Set<UUID>> pods = remotePods.remove(meetingId);
         if (pods != null) {
             // the pods with sockets of the meeting close theirs too (after sending them what they lack)
             ObjectNode body = JsonBody.obj();

@@ -84,8 +84,13 @@ public class SignalingSocket {
     private final Map<String, Conn> conns = new ConcurrentHashMap<>();
     /** (meeting, participant) → pending "left after grace" task. */
     private final Map<String, java.util.concurrent.ScheduledFuture<?>> graceTimers = new ConcurrentHashMap<>();
-    /** (meeting, participant) → live sockets on other pods (announced to us as the owner). */
-    private final Map<String, Integer> remoteSockets = new ConcurrentHashMap<>();
+    /**
+     * Presence notices of this pod's non-owner sockets, in order per (meeting, participant): one serial lane per
+     * stripe; the decision "last socket of the participant here" and the enqueueing happen under the stripe's lock.
+     */
+    private static final int PRESENCE_STRIPES = 64;
+    private final SerialExecutor[] presenceLanes = new SerialExecutor[PRESENCE_STRIPES];
+    private final Object[] presenceLocks = new Object[PRESENCE_STRIPES];
     private final PodLink link;
 
     public SignalingSocket(SessionRegistry registry, TicketVerifier verifier, TicketSigner signer, Ownership ownership,
@@ -94,6 +99,10 @@ public class SignalingSocket {
                            dev.parley.controller.observability.RequestMetrics metrics,
                            PodLink link) {
         this.link = link;
+        for (int i = 0; i < PRESENCE_STRIPES; i++) {
+            presenceLanes[i] = new SerialExecutor(workers);
+            presenceLocks[i] = new Object();
+        }
         this.registry = registry;
         this.verifier = verifier;
         this.signer = signer;
@@ -282,7 +291,11 @@ public class SignalingSocket {
         registry.catchUp(c);
         if (remote) {
             // the owner runs the reconnect grace: it must know this participant has a live socket here
-            toOwner(m, p, c.generation, Presence.OPEN);
+            int stripe = stripe(m, p);
+            long gen = c.generation;
+            synchronized (presenceLocks[stripe]) {
+                presenceLanes[stripe].execute(() -> toOwner(m, p, gen, Presence.OPEN));
+            }
         }
     }
 
@@ -430,7 +443,23 @@ public class SignalingSocket {
         c.left = true;
         try {
             if (c.remote) {
-                toOwner(c.meetingId, c.participantId, c.generation, Presence.LEFT);
+                // in order after this participant's earlier notices; answered once the owner recorded it
+                java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+                UUID m = c.meetingId;
+                UUID p = c.participantId;
+                long gen = c.generation;
+                presenceLanes[stripe(m, p)].execute(() -> {
+                    try {
+                        toOwner(m, p, gen, Presence.LEFT);
+                    } finally {
+                        done.complete(null);
+                    }
+                });
+                try {
+                    done.get(15, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    LOG.debug("leave of {} not confirmed by the owner in time: {}", p, e.toString());
+                }
             } else {
                 registry.publish(c.meetingId, participants.leave(c.meetingId, c.epoch, c.participantId, -1, "left"));
                 grants.refresh(c.meetingId); // a participant who left must not keep media rights
@@ -447,15 +476,27 @@ public class SignalingSocket {
             return;
         }
         if (c.remote) {
-            // every socket that announced itself to the owner says goodbye (the owner counts them)
-            toOwner(c.meetingId, c.participantId, c.generation, Presence.CLOSED);
+            // the owner hears "closed" when the participant's last socket on this pod is gone
+            UUID m = c.meetingId;
+            UUID p = c.participantId;
+            long gen = c.generation;
+            int stripe = stripe(m, p);
+            synchronized (presenceLocks[stripe]) {
+                if (!registry.hasOtherSocket(m, p, c)) {
+                    presenceLanes[stripe].execute(() -> toOwner(m, p, gen, Presence.CLOSED));
+                }
+            }
             return;
         }
         if (registry.hasOtherSocket(c.meetingId, c.participantId, c)
-                || remoteSockets.getOrDefault(c.meetingId + "/" + c.participantId, 0) > 0) {
+                || registry.hasRemoteSocket(c.meetingId, c.participantId)) {
             return;
         }
         startGrace(c.meetingId, c.participantId, c.generation, c.epoch);
+    }
+
+    private static int stripe(UUID m, UUID p) {
+        return Math.floorMod(m.hashCode() * 31 + p.hashCode(), PRESENCE_STRIPES);
     }
 
     /** What a non-owner tells the owner about one of its sockets. */
@@ -516,39 +557,38 @@ public class SignalingSocket {
     }
 
     /**
-     * The owner's side of a non-owner's presence notice: live remote sockets per participant are counted (an
-     * open cancels the reconnect grace; the last close starts it unless a socket here is live; leave is the
-     * participant's leave). False when this pod does not own the meeting.
+     * The owner's side of a non-owner's presence notice: which pods have a live socket of which participant
+     * ({@code open} adds the pod and cancels the reconnect grace; {@code closed}, the pod's last socket of the
+     * participant, removes it and starts the grace when no socket is left on any pod; {@code left} is the
+     * participant's leave). {@code podUrl} null: the notice is from this pod (it has become the owner). False when
+     * this pod does not own the meeting.
      */
     boolean presence(UUID m, UUID p, long gen, Presence what, String podUrl) {
         Long epoch = ownership.epochIfOwned(m);
         if (epoch == null) {
             return false;
         }
-        if (podUrl != null && !podUrl.equals(cfg.publicUrl())) {
-            // volatile events (SFU hints, reconnecting) follow the meeting's sockets to that pod
-            registry.remotePod(m, podUrl, what == Presence.OPEN ? 1 : -1);
-        }
-        String k = m + "/" + p;
+        String other = podUrl == null || podUrl.equals(cfg.publicUrl()) ? null : podUrl;
         switch (what) {
             case OPEN -> {
-                remoteSockets.merge(k, 1, Integer::sum);
-                java.util.concurrent.ScheduledFuture<?> grace = graceTimers.remove(k);
+                if (other != null) {
+                    registry.remoteOpened(m, other, p); // volatile hints now follow to that pod too
+                }
+                java.util.concurrent.ScheduledFuture<?> grace = graceTimers.remove(m + "/" + p);
                 if (grace != null) {
                     grace.cancel(false);
                 }
             }
             case CLOSED -> {
-                Integer left = remoteSockets.merge(k, -1, Integer::sum);
-                if (left == null || left <= 0) {
-                    remoteSockets.remove(k);
-                    if (!registry.hasOtherSocket(m, p, null)) {
-                        startGrace(m, p, gen, epoch);
-                    }
+                if (other != null) {
+                    registry.remoteClosed(m, other, p);
+                }
+                if (!registry.hasOtherSocket(m, p, null) && !registry.hasRemoteSocket(m, p)) {
+                    startGrace(m, p, gen, epoch);
                 }
             }
             case LEFT -> {
-                remoteSockets.remove(k);
+                registry.remoteClosed(m, null, p);
                 registry.publish(m, participants.leave(m, epoch, p, -1, "left"));
                 grants.refresh(m);
             }
