@@ -46,7 +46,9 @@ import java.util.concurrent.TimeUnit;
  * {@code event_id}), in commit order per meeting (a failed event holds back the later events of its
  * meeting), HMAC-SHA256 signed, retried with exponential backoff, dead-lettered after
  * {@code PARLEY_WEBHOOK_MAX_ATTEMPTS} (visible in the table, the internal API and a metric).
- * One relay per cluster: the leader holds {@code /parley/v1/outbox-relay/leader} under its lease.
+ * One relay per cluster: the leader holds {@code /parley/v1/outbox-relay/leader} under its lease. The leader
+ * also runs the cross-pod fan-out of committed control events to the signaling sockets of every controller pod
+ * ({@link dev.parley.controller.fanout.ControlFanout}, on its own loop so a slow webhook does not hold it up).
  */
 @Context
 @Singleton
@@ -71,8 +73,11 @@ public final class OutboxRelay {
 
     private final OutboxRepository outboxRows;
 
+    private final dev.parley.controller.fanout.ControlFanout fanout;
+
     public OutboxRelay(Db db, OutboxRepository outboxRows, ParleyConfig cfg, Client etcd, ProcessLease lease,
-                       MeterRegistry meters) {
+                       MeterRegistry meters, dev.parley.controller.fanout.ControlFanout fanout) {
+        this.fanout = fanout;
         this.db = db;
         this.outboxRows = outboxRows;
         this.cfg = cfg;
@@ -110,7 +115,10 @@ public final class OutboxRelay {
 
     void round() {
         try {
-            if (!leader()) {
+            boolean leading = leader();
+            // the leader also fans committed control events out to every controller pod's sockets
+            fanout.leading(leading);
+            if (!leading) {
                 return;
             }
             List<Row> rows = db.tx(c -> {

@@ -21,6 +21,13 @@ final class Conn {
     volatile boolean mediaReadyRecorded;
     /** When this socket was last asked to leave a draining SFU (nanoTime; 0 = never). */
     volatile long migrationAskedNanos;
+    /**
+     * Accepted on a pod that did not own the meeting: control events arrive through the cross-pod fan-out,
+     * and what needs the owner (offers, subscriptions, leave, the reconnect grace) goes to the owner.
+     */
+    volatile boolean remote;
+    /** The newest epoch this socket was already told to take a snapshot for (only on the socket's executor). */
+    long snapshotRequiredForEpoch;
     /** Highest control event seq delivered on this socket (epoch = {@link #epoch}). */
     long lastSeq;
 

@@ -29,17 +29,33 @@ public class SessionRegistry implements SessionHub {
     private static final Logger LOG = LoggerFactory.getLogger(SessionRegistry.class);
 
     private final Map<UUID, Set<Conn>> byMeeting = new ConcurrentHashMap<>();
+    /** Meeting → registered sockets accepted here without owning the meeting (they wait for the fan-out). */
+    private final Map<UUID, Integer> remoteSessions = new ConcurrentHashMap<>();
     private final Db db;
     private final ControlLog log;
 
-    public SessionRegistry(Db db, ControlLog log, MeterRegistry meters) {
+    /**
+     * Owner's view, from presence notices: meeting → other pod (internal URL) → participants with a live socket
+     * there. Sets, not counts: a repeated notice changes nothing, and a pod says "closed" only for its last socket
+     * of a participant.
+     */
+    private final Map<UUID, Map<String, Set<UUID>>> remotePods = new ConcurrentHashMap<>();
+    /** Pod URL → its volatile events in order. */
+    private final Map<String, SerialExecutor> toPod = new ConcurrentHashMap<>();
+    private final java.util.concurrent.ExecutorService podSenders = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+    private final dev.parley.controller.fanout.PodLink link;
+
+    public SessionRegistry(Db db, ControlLog log, MeterRegistry meters, dev.parley.controller.fanout.PodLink link) {
         this.db = db;
         this.log = log;
+        this.link = link;
         meters.gauge("active_connections", byMeeting, m -> m.values().stream().mapToInt(Set::size).sum());
     }
 
     void add(Conn c) {
-        byMeeting.computeIfAbsent(c.meetingId, k -> ConcurrentHashMap.newKeySet()).add(c);
+        if (byMeeting.computeIfAbsent(c.meetingId, k -> ConcurrentHashMap.newKeySet()).add(c) && c.remote) {
+            remoteSessions.merge(c.meetingId, 1, Integer::sum);
+        }
     }
 
     boolean remove(Conn c) {
@@ -47,7 +63,11 @@ public class SessionRegistry implements SessionHub {
             return false;
         }
         Set<Conn> s = byMeeting.get(c.meetingId);
-        return s != null && s.remove(c);
+        boolean removed = s != null && s.remove(c);
+        if (removed && c.remote) {
+            remoteGone(c.meetingId);
+        }
+        return removed;
     }
 
     boolean hasOtherSocket(UUID meetingId, UUID participantId, Conn except) {
@@ -69,11 +89,65 @@ public class SessionRegistry implements SessionHub {
         }
     }
 
+    /**
+     * Committed events of a meeting that reached this pod through the cross-pod fan-out ({@code head}: the
+     * meeting's sequence when they were read; {@code events} may be empty or partial). Every local socket of the
+     * meeting gets what it has not seen, in order and once: duplicates are dropped by seq, a gap (or a head
+     * beyond what the batch carries) is filled from the control log, an older epoch is ignored and a newer one
+     * means {@code snapshot_required}.
+     */
+    public void fanIn(UUID meetingId, long epoch, long head, List<ControlEvent> events) {
+        Set<Conn> s = byMeeting.get(meetingId);
+        if (s == null) {
+            return;
+        }
+        for (Conn c : s) {
+            c.tasks.execute(() -> {
+                if (!c.joined() || epoch < c.epoch) {
+                    return;
+                }
+                if (!events.isEmpty()) {
+                    deliver(c, events);
+                }
+                if (epoch == c.epoch && c.lastSeq < head) {
+                    catchUp(c);
+                } else if (epoch > c.epoch) {
+                    notifyEpochChanged(c, epoch);
+                }
+            });
+        }
+    }
+
+    /** Whether a joined socket on this pod was accepted without owning its meeting. */
+    public boolean hasRemoteSessions() {
+        return !remoteSessions.isEmpty();
+    }
+
+    /** The meetings with a socket here that waits for another pod's events (the fan-out's interest). */
+    public Set<UUID> remoteMeetings() {
+        return Set.copyOf(remoteSessions.keySet());
+    }
+
+    private void remoteGone(UUID meetingId) {
+        remoteSessions.computeIfPresent(meetingId, (k, n) -> n <= 1 ? null : n - 1);
+    }
+
+    /** One snapshot_required per newer epoch (every later event of that epoch would say the same). */
+    private void notifyEpochChanged(Conn c, long newerEpoch) {
+        if (newerEpoch > c.snapshotRequiredForEpoch) {
+            c.snapshotRequiredForEpoch = newerEpoch;
+            sendSnapshotRequired(c, "controller epoch changed");
+        }
+    }
+
     /** Sends events after the socket's last seq, filling gaps from the log. Runs on the socket's serial executor. */
     void deliver(Conn c, List<ControlEvent> events) {
         for (ControlEvent e : events) {
-            if (e.epoch() != c.epoch) {
-                sendSnapshotRequired(c, "controller epoch changed");
+            if (e.epoch() < c.epoch) {
+                continue; // a late copy from an older epoch (fan-out redelivery): nothing new for this socket
+            }
+            if (e.epoch() > c.epoch) {
+                notifyEpochChanged(c, e.epoch());
                 return;
             }
             if (e.seq() <= c.lastSeq) {
@@ -91,8 +165,10 @@ public class SessionRegistry implements SessionHub {
 
     /** Reads and sends every event after the socket's cursor; false when it can't be done exactly. */
     boolean catchUp(Conn c) {
+        long[] upTo = new long[1];
         List<ControlEvent> missed = db.readSnapshot(x -> {
             MeetingRow m = MeetingRow.load(x, c.meetingId, false);
+            upTo[0] = m.controlSeq();
             return log.after(x, c.meetingId, new Cursor(c.epoch, c.lastSeq), m.controllerEpoch(), m.controlSeq(),
                     c.participantId);
         });
@@ -105,6 +181,8 @@ public class SessionRegistry implements SessionHub {
                 send(c, e);
             }
         }
+        // the replay was complete up to the sequence read with it (events for other audiences included)
+        c.lastSeq = Math.max(c.lastSeq, upTo[0]);
         return true;
     }
 
@@ -155,6 +233,53 @@ public class SessionRegistry implements SessionHub {
 
     @Override
     public void volatileEventTo(UUID meetingId, String participantId, ObjectNode event) {
+        Map<String, Set<UUID>> pods = remotePods.get(meetingId);
+        if (pods != null && !pods.isEmpty()) {
+            ObjectNode body = JsonBody.obj();
+            body.put("meeting_id", meetingId.toString());
+            if (participantId != null) {
+                body.put("participant_id", participantId);
+            }
+            body.set("event", event);
+            String text = body.toString();
+            for (String pod : pods.keySet()) {
+                toPod.computeIfAbsent(pod, k -> new SerialExecutor(podSenders)).execute(() ->
+                        link.post(pod, PresenceController.VOLATILE_PATH, text, java.time.Duration.ofSeconds(2)));
+            }
+        }
+        localVolatile(meetingId, participantId, event);
+    }
+
+    /** Another pod has a live socket of the participant (an owned meeting). */
+    void remoteOpened(UUID meetingId, String podUrl, UUID participantId) {
+        remotePods.compute(meetingId, (k, pods) -> {
+            Map<String, Set<UUID>> m = pods == null ? new ConcurrentHashMap<>() : pods;
+            m.computeIfAbsent(podUrl, x -> ConcurrentHashMap.newKeySet()).add(participantId);
+            return m;
+        });
+    }
+
+    /** That pod's last socket of the participant closed ({@code podUrl} null: on every pod, the participant left). */
+    void remoteClosed(UUID meetingId, String podUrl, UUID participantId) {
+        remotePods.computeIfPresent(meetingId, (k, pods) -> {
+            for (Map.Entry<String, Set<UUID>> e : pods.entrySet()) {
+                if (podUrl == null || podUrl.equals(e.getKey())) {
+                    e.getValue().remove(participantId);
+                }
+            }
+            pods.values().removeIf(Set::isEmpty);
+            return pods.isEmpty() ? null : pods;
+        });
+    }
+
+    /** Whether another pod announced a live socket of the participant. */
+    boolean hasRemoteSocket(UUID meetingId, UUID participantId) {
+        Map<String, Set<UUID>> pods = remotePods.get(meetingId);
+        return pods != null && pods.values().stream().anyMatch(ps -> ps.contains(participantId));
+    }
+
+    /** A volatile event for this pod's sockets of the meeting only. */
+    void localVolatile(UUID meetingId, String participantId, ObjectNode event) {
         Set<Conn> s = byMeeting.get(meetingId);
         if (s == null) {
             return;
@@ -174,13 +299,44 @@ public class SessionRegistry implements SessionHub {
 
     @Override
     public void closeMeeting(UUID meetingId) {
+        Map<String, Set<UUID>> pods = remotePods.remove(meetingId);
+        if (pods != null) {
+            // the pods with sockets of the meeting close theirs too (after sending them what they lack)
+            ObjectNode body = JsonBody.obj();
+            body.put("meeting_id", meetingId.toString());
+            String text = body.toString();
+            for (String pod : pods.keySet()) {
+                toPod.computeIfAbsent(pod, k -> new SerialExecutor(podSenders)).execute(() ->
+                        link.post(pod, PresenceController.ENDED_PATH, text, java.time.Duration.ofSeconds(2)));
+            }
+        }
+        close(meetingId, false);
+    }
+
+    /**
+     * The owner closed the meeting's sockets (it ended): this pod's sockets of it first read from the log what the
+     * fan-out has not brought yet (the last events), then are closed.
+     */
+    void meetingEnded(UUID meetingId) {
+        close(meetingId, true);
+    }
+
+    private void close(UUID meetingId, boolean catchUpFirst) {
         Set<Conn> s = byMeeting.remove(meetingId);
         if (s == null) {
             return;
         }
         for (Conn c : s) {
+            if (s.remove(c) && c.remote) {
+                remoteGone(meetingId); // removed once: a concurrent remove(c) finds it gone
+            }
             c.left = true;
-            c.tasks.execute(() -> c.session.close(CloseReason.NORMAL));
+            c.tasks.execute(() -> {
+                if (catchUpFirst && c.joined()) {
+                    catchUp(c);
+                }
+                c.session.close(CloseReason.NORMAL);
+            });
         }
     }
 

@@ -7,6 +7,7 @@ import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.control.Cursor;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.fanout.PodLink;
 import dev.parley.controller.media.GrantService;
 import dev.parley.controller.media.SfuClient;
 import dev.parley.controller.media.SfuSelector;
@@ -83,11 +84,25 @@ public class SignalingSocket {
     private final Map<String, Conn> conns = new ConcurrentHashMap<>();
     /** (meeting, participant) → pending "left after grace" task. */
     private final Map<String, java.util.concurrent.ScheduledFuture<?>> graceTimers = new ConcurrentHashMap<>();
+    /**
+     * Presence notices of this pod's non-owner sockets, in order per (meeting, participant): one serial lane per
+     * stripe; the decision "last socket of the participant here" and the enqueueing happen under the stripe's lock.
+     */
+    private static final int PRESENCE_STRIPES = 64;
+    private final SerialExecutor[] presenceLanes = new SerialExecutor[PRESENCE_STRIPES];
+    private final Object[] presenceLocks = new Object[PRESENCE_STRIPES];
+    private final PodLink link;
 
     public SignalingSocket(SessionRegistry registry, TicketVerifier verifier, TicketSigner signer, Ownership ownership,
                            Db db, GrantService grants, SfuClient sfus, SfuSelector selector,
                            ParticipantService participants, ParleyConfig cfg,
-                           dev.parley.controller.observability.RequestMetrics metrics) {
+                           dev.parley.controller.observability.RequestMetrics metrics,
+                           PodLink link) {
+        this.link = link;
+        for (int i = 0; i < PRESENCE_STRIPES; i++) {
+            presenceLanes[i] = new SerialExecutor(workers);
+            presenceLocks[i] = new Object();
+        }
         this.registry = registry;
         this.verifier = verifier;
         this.signer = signer;
@@ -191,6 +206,7 @@ public class SignalingSocket {
         UUID m = UUID.fromString(t.mid());
         UUID p = UUID.fromString(t.pid());
         Long epoch = ownership.epochIfOwned(m);
+        boolean remote = false;
         if (epoch == null) {
             Route r;
             try {
@@ -200,17 +216,15 @@ public class SignalingSocket {
                 c.session.close(CloseReason.TRY_AGAIN_LATER);
                 return;
             }
-            if (r instanceof Route.Remote remote) {
-                ObjectNode out = JsonBody.obj();
-                out.put("type", "redirect");
-                out.put("signaling_endpoint", remote.owner().publicUrl().replaceFirst("^http", "ws") + "/v1/connect");
-                registry.sendRaw(c, out);
-                c.session.close(CloseReason.NORMAL);
-                return;
+            if (r instanceof Route.Local local) {
+                epoch = local.epoch();
+            } else {
+                // another pod owns the meeting: accepted here all the same, with the epoch PostgreSQL holds;
+                // its events arrive through the outbox relay's cross-pod fan-out (docs/controller.md)
+                remote = true;
             }
-            epoch = ((Route.Local) r).epoch();
         }
-        long ep = epoch;
+        long ownEpoch = remote ? -1 : epoch;
         // authorisation from the source of truth, not from a cache
         Object[] state = db.readSnapshot(x -> {
             MeetingRow mr = MeetingRow.load(x, m, false);
@@ -229,6 +243,7 @@ public class SignalingSocket {
         });
         MeetingRow mr = (MeetingRow) state[0];
         ParticipantRow pr = (ParticipantRow) state[1];
+        long ep = remote ? mr.controllerEpoch() : ownEpoch;
         if (mr.controllerEpoch() != ep) {
             error(c, "owner_changed", "reconnect");
             c.session.close(CloseReason.TRY_AGAIN_LATER);
@@ -251,6 +266,7 @@ public class SignalingSocket {
         c.sfuPod = t.sfu();
         c.deviceKey = t.dk();
         c.admittedAtMillis = (long) state[2];
+        c.remote = remote;
         java.util.concurrent.ScheduledFuture<?> grace = graceTimers.remove(m + "/" + p);
         if (grace != null) {
             grace.cancel(false);
@@ -273,6 +289,14 @@ public class SignalingSocket {
         registry.sendRaw(c, out);
         // events committed while we were joining
         registry.catchUp(c);
+        if (remote) {
+            // the owner runs the reconnect grace: it must know this participant has a live socket here
+            int stripe = stripe(m, p);
+            long gen = c.generation;
+            synchronized (presenceLocks[stripe]) {
+                presenceLanes[stripe].execute(() -> toOwner(m, p, gen, Presence.OPEN));
+            }
+        }
     }
 
     private long currentSeq(UUID m) {
@@ -280,32 +304,51 @@ public class SignalingSocket {
     }
 
     private void offer(Conn c, ObjectNode msg) {
-        if (!requireJoined(c)) {
+        if (!requireJoined(c) || relayedToOwner(c, msg)) {
             return;
         }
+        if (offer(bound(c, c.epoch), msg, o -> registry.sendRaw(c, o)) && !c.mediaReadyRecorded && c.admittedAtMillis > 0) {
+            c.mediaReadyRecorded = true;
+            joinToMediaReady.record(Math.max(0, System.currentTimeMillis() - c.admittedAtMillis), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * What a joined socket is bound to, as the owner's offer and subscription handling needs it ({@code epoch}:
+     * the owner's).
+     */
+    record Bound(UUID meetingId, UUID participantId, long generation, String sfuPod, String deviceKey, long epoch) {
+    }
+
+    private static Bound bound(Conn c, long epoch) {
+        return new Bound(c.meetingId, c.participantId, c.generation, c.sfuPod, c.deviceKey, epoch);
+    }
+
+    /** Relays an offer to the SFU; the answer or an error goes to {@code out}. True when answered. */
+    private boolean offer(Bound c, ObjectNode msg, java.util.function.Consumer<ObjectNode> out) {
         TransportKind kind;
         try {
             kind = TransportKind.fromWire(msg.path("transport").asText(""));
         } catch (IllegalArgumentException e) {
-            error(c, "invalid_transport", "transport must be publish or subscribe");
-            return;
+            out.accept(errorMessage("invalid_transport", "transport must be publish or subscribe"));
+            return false;
         }
         String sdp = msg.path("sdp").asText(null);
         if (sdp == null || sdp.isEmpty() || sdp.length() > 200_000) {
-            error(c, "invalid_sdp", "sdp must be a non-empty string");
-            return;
+            out.accept(errorMessage("invalid_sdp", "sdp must be a non-empty string"));
+            return false;
         }
         List<PublishSource> sources = kind == TransportKind.PUBLISH ? publishSources(msg.get("sources")) : null;
         if (sources == INVALID_SOURCES) {
-            error(c, "invalid_sources", "sources must be at most 16 of {mid, source: microphone|camera|screen}");
-            return;
+            out.accept(errorMessage("invalid_sources", "sources must be at most 16 of {mid, source: microphone|camera|screen}"));
+            return false;
         }
         Grant grant = grants.currentGrant(c.meetingId, c.participantId);
         SfuEntry sfu = selector.get(c.sfuPod).orElse(null);
         if (grant == null || sfu == null || !selector.isUsable(sfu.pod())) {
-            error(c, grant == null ? "not_authorized" : "media_server_unavailable",
-                    "request a new transport generation");
-            return;
+            out.accept(errorMessage(grant == null ? "not_authorized" : "media_server_unavailable",
+                    "request a new transport generation"));
+            return false;
         }
         // the client's ticket was used up by this socket; each SFU transport gets its own single-use ticket
         TicketSigner.IssuedTicket ticket = signer.issue(c.meetingId.toString(), c.participantId.toString(), c.generation,
@@ -317,25 +360,22 @@ public class SignalingSocket {
             // the SFU process is gone: this client and everyone else on it move now (new generation)
             selector.markUnreachable(sfu.pod());
             registry.volatileMessage(c.meetingId, "media_server_lost", sfu.pod());
-            error(c, "media_server_unavailable", "request a new transport generation");
-            return;
+            out.accept(errorMessage("media_server_unavailable", "request a new transport generation"));
+            return false;
         }
         if (!res.ok()) {
-            error(c, res.error() == null ? "media_server_error" : res.error().code(), "the media server refused the offer");
-            return;
+            out.accept(errorMessage(res.error() == null ? "media_server_error" : res.error().code(), "the media server refused the offer"));
+            return false;
         }
-        ObjectNode out = JsonBody.obj();
-        out.put("type", "answer");
-        out.put("transport", kind.wire());
-        out.put("transport_id", res.body().transportId());
-        out.put("sdp", res.body().sdpAnswer());
-        out.set("slot_assignments", JsonBody.JSON.valueToTree(res.body().slotAssignments() == null ? List.of()
+        ObjectNode answer = JsonBody.obj();
+        answer.put("type", "answer");
+        answer.put("transport", kind.wire());
+        answer.put("transport_id", res.body().transportId());
+        answer.put("sdp", res.body().sdpAnswer());
+        answer.set("slot_assignments", JsonBody.JSON.valueToTree(res.body().slotAssignments() == null ? List.of()
                 : res.body().slotAssignments()));
-        registry.sendRaw(c, out);
-        if (!c.mediaReadyRecorded && c.admittedAtMillis > 0) {
-            c.mediaReadyRecorded = true;
-            joinToMediaReady.record(Math.max(0, System.currentTimeMillis() - c.admittedAtMillis), TimeUnit.MILLISECONDS);
-        }
+        out.accept(answer);
+        return true;
     }
 
     private static final List<PublishSource> INVALID_SOURCES = java.util.Collections.unmodifiableList(new ArrayList<>());
@@ -356,18 +396,23 @@ public class SignalingSocket {
     }
 
     private void subscribe(Conn c, ObjectNode msg) {
-        if (!requireJoined(c)) {
+        if (!requireJoined(c) || relayedToOwner(c, msg)) {
             return;
         }
+        subscribe(bound(c, c.epoch), msg, o -> registry.sendRaw(c, o));
+    }
+
+    /** Relays a subscription update to the SFU; the answer or an error goes to {@code out}. */
+    private void subscribe(Bound c, ObjectNode msg, java.util.function.Consumer<ObjectNode> out) {
         JsonNode tracks = msg.get("tracks");
         if (tracks == null || !tracks.isArray() || tracks.size() > 200) {
-            error(c, "invalid_tracks", "tracks must be an array of at most 200 entries");
+            out.accept(errorMessage("invalid_tracks", "tracks must be an array of at most 200 entries"));
             return;
         }
         List<TrackSubscription> list = new ArrayList<>();
         for (JsonNode t : (ArrayNode) tracks) {
             if (!t.path("track_id").isTextual() || (t.has("pinned") && !t.get("pinned").isBoolean())) {
-                error(c, "invalid_tracks", "every track needs a string track_id; pinned is a boolean");
+                out.accept(errorMessage("invalid_tracks", "every track needs a string track_id; pinned is a boolean"));
                 return;
             }
             list.add(new TrackSubscription(t.get("track_id").asText(), t.path("max_width").asInt(0),
@@ -375,20 +420,20 @@ public class SignalingSocket {
         }
         SfuEntry sfu = selector.get(c.sfuPod).orElse(null);
         if (sfu == null) {
-            error(c, "media_server_unavailable", "request a new transport generation");
+            out.accept(errorMessage("media_server_unavailable", "request a new transport generation"));
             return;
         }
         var res = sfus.updateSubscriptions(sfu.internalUrl(), c.meetingId.toString(), c.participantId.toString(),
                 new UpdateSubscriptionsRequest(c.epoch, list)).join();
         if (!res.ok()) {
-            error(c, res.error() == null ? "media_server_error" : res.error().code(), "subscription update refused");
+            out.accept(errorMessage(res.error() == null ? "media_server_error" : res.error().code(), "subscription update refused"));
             return;
         }
-        ObjectNode out = JsonBody.obj();
-        out.put("type", "subscribed");
-        out.set("slot_assignments", JsonBody.JSON.valueToTree(res.body().slotAssignments() == null ? List.of()
+        ObjectNode done = JsonBody.obj();
+        done.put("type", "subscribed");
+        done.set("slot_assignments", JsonBody.JSON.valueToTree(res.body().slotAssignments() == null ? List.of()
                 : res.body().slotAssignments()));
-        registry.sendRaw(c, out);
+        out.accept(done);
     }
 
     private void leave(Conn c) {
@@ -397,8 +442,28 @@ public class SignalingSocket {
         }
         c.left = true;
         try {
-            registry.publish(c.meetingId, participants.leave(c.meetingId, c.epoch, c.participantId, -1, "left"));
-            grants.refresh(c.meetingId); // a participant who left must not keep media rights
+            if (c.remote) {
+                // in order after this participant's earlier notices; answered once the owner recorded it
+                java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+                UUID m = c.meetingId;
+                UUID p = c.participantId;
+                long gen = c.generation;
+                presenceLanes[stripe(m, p)].execute(() -> {
+                    try {
+                        toOwner(m, p, gen, Presence.LEFT);
+                    } finally {
+                        done.complete(null);
+                    }
+                });
+                try {
+                    done.get(15, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    LOG.debug("leave of {} not confirmed by the owner in time: {}", p, e.toString());
+                }
+            } else {
+                registry.publish(c.meetingId, participants.leave(c.meetingId, c.epoch, c.participantId, -1, "left"));
+                grants.refresh(c.meetingId); // a participant who left must not keep media rights
+            }
         } finally {
             reply(c, "left");
             c.session.close(CloseReason.NORMAL);
@@ -407,13 +472,131 @@ public class SignalingSocket {
 
     private void closed(Conn c) {
         registry.remove(c);
-        if (!c.joined() || c.left || registry.hasOtherSocket(c.meetingId, c.participantId, c)) {
+        if (!c.joined() || c.left) {
             return;
         }
-        UUID m = c.meetingId;
-        UUID p = c.participantId;
-        long gen = c.generation;
-        long epoch = c.epoch;
+        if (c.remote) {
+            // the owner hears "closed" when the participant's last socket on this pod is gone
+            UUID m = c.meetingId;
+            UUID p = c.participantId;
+            long gen = c.generation;
+            int stripe = stripe(m, p);
+            synchronized (presenceLocks[stripe]) {
+                if (!registry.hasOtherSocket(m, p, c)) {
+                    presenceLanes[stripe].execute(() -> toOwner(m, p, gen, Presence.CLOSED));
+                }
+            }
+            return;
+        }
+        if (registry.hasOtherSocket(c.meetingId, c.participantId, c)
+                || registry.hasRemoteSocket(c.meetingId, c.participantId)) {
+            return;
+        }
+        startGrace(c.meetingId, c.participantId, c.generation, c.epoch);
+    }
+
+    private static int stripe(UUID m, UUID p) {
+        return Math.floorMod(m.hashCode() * 31 + p.hashCode(), PRESENCE_STRIPES);
+    }
+
+    /** What a non-owner tells the owner about one of its sockets. */
+    enum Presence {
+        OPEN, CLOSED, LEFT;
+
+        String wire() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        static Presence fromWire(String s) {
+            for (Presence p : values()) {
+                if (p.wire().equals(s)) {
+                    return p;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Sends a presence notice to the meeting's owner (this pod itself when it owns the meeting now), retried a
+     * few times while ownership moves. Runs on the socket's serial executor, so one socket's notices arrive in
+     * order.
+     */
+    private void toOwner(UUID m, UUID p, long gen, Presence what) {
+        ObjectNode body = JsonBody.obj();
+        body.put("meeting_id", m.toString());
+        body.put("participant_id", p.toString());
+        body.put("transport_generation", gen);
+        body.put("presence", what.wire());
+        body.put("pod_url", cfg.publicUrl());
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            try {
+                Route r = ownership.route(m);
+                if (r instanceof Route.Local) {
+                    if (presence(m, p, gen, what, null)) {
+                        return;
+                    }
+                } else {
+                    int status = link.post(((Route.Remote) r).owner().internalUrl(), PresenceController.PATH,
+                            body.toString(), java.time.Duration.ofSeconds(5));
+                    if (status / 100 == 2) {
+                        return;
+                    }
+                }
+            } catch (RuntimeException e) {
+                LOG.debug("presence {} for {} not delivered yet: {}", what, p, e.toString());
+            }
+            try {
+                Thread.sleep(300L * attempt);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        LOG.warn("presence {} of participant {} could not reach the owner of meeting {}", what.wire(), p, m);
+    }
+
+    /**
+     * The owner's side of a non-owner's presence notice: which pods have a live socket of which participant
+     * ({@code open} adds the pod and cancels the reconnect grace; {@code closed}, the pod's last socket of the
+     * participant, removes it and starts the grace when no socket is left on any pod; {@code left} is the
+     * participant's leave). {@code podUrl} null: the notice is from this pod (it has become the owner). False when
+     * this pod does not own the meeting.
+     */
+    boolean presence(UUID m, UUID p, long gen, Presence what, String podUrl) {
+        Long epoch = ownership.epochIfOwned(m);
+        if (epoch == null) {
+            return false;
+        }
+        String other = podUrl == null || podUrl.equals(cfg.publicUrl()) ? null : podUrl;
+        switch (what) {
+            case OPEN -> {
+                if (other != null) {
+                    registry.remoteOpened(m, other, p); // volatile hints now follow to that pod too
+                }
+                java.util.concurrent.ScheduledFuture<?> grace = graceTimers.remove(m + "/" + p);
+                if (grace != null) {
+                    grace.cancel(false);
+                }
+            }
+            case CLOSED -> {
+                if (other != null) {
+                    registry.remoteClosed(m, other, p);
+                }
+                if (!registry.hasOtherSocket(m, p, null) && !registry.hasRemoteSocket(m, p)) {
+                    startGrace(m, p, gen, epoch);
+                }
+            }
+            case LEFT -> {
+                registry.remoteClosed(m, null, p);
+                registry.publish(m, participants.leave(m, epoch, p, -1, "left"));
+                grants.refresh(m);
+            }
+        }
+        return true;
+    }
+
+    private void startGrace(UUID m, UUID p, long gen, long epoch) {
         registry.volatileMessage(m, "participant_reconnecting", p.toString());
         // idempotent ghost cleanup: only the same generation, only if still active, only once
         graceTimers.compute(m + "/" + p, (k, old) -> {
@@ -430,6 +613,72 @@ public class SignalingSocket {
                 }
             }), cfg.reconnectGraceMillis(), TimeUnit.MILLISECONDS);
         });
+    }
+
+    /**
+     * Offers and subscriptions need the owner (its grants, its SFU choice, its epoch): on a socket accepted by a
+     * non-owner they are relayed to the owner over the internal API and its replies are sent back on this socket
+     * (this pod runs them itself when it has become the owner). True when the message was handled that way.
+     */
+    private boolean relayedToOwner(Conn c, ObjectNode msg) {
+        if (!c.remote) {
+            return false;
+        }
+        ObjectNode body = JsonBody.obj();
+        body.put("meeting_id", c.meetingId.toString());
+        body.put("participant_id", c.participantId.toString());
+        body.put("transport_generation", c.generation);
+        body.put("sfu_pod", c.sfuPod);
+        body.put("device_key", c.deviceKey);
+        body.set("message", msg);
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            Route r;
+            try {
+                r = ownership.route(c.meetingId);
+            } catch (RuntimeException e) {
+                break;
+            }
+            if (r instanceof Route.Local local) {
+                for (ObjectNode reply : relayed(bound(c, local.epoch()), msg)) {
+                    registry.sendRaw(c, reply);
+                }
+                return true;
+            }
+            PodLink.Reply reply = link.call(((Route.Remote) r).owner().internalUrl(), PresenceController.RELAY_PATH,
+                    body.toString(), java.time.Duration.ofSeconds(15));
+            if (reply.status() == 200 && reply.body() != null && reply.body().path("replies").isArray()) {
+                for (JsonNode n : reply.body().get("replies")) {
+                    if (n.isObject()) {
+                        registry.sendRaw(c, (ObjectNode) n);
+                    }
+                }
+                return true;
+            }
+            if (reply.status() != 409) {
+                break; // 409: ownership moved between the lookup and the call; look again once
+            }
+        }
+        error(c, "owner_unavailable", "the meeting's controller did not answer; retry");
+        return true;
+    }
+
+    /**
+     * The owner's side of a relayed offer or subscription (the non-owner verified the socket's ticket): the
+     * replies for the socket, or null when this pod does not own the meeting.
+     */
+    List<ObjectNode> relayed(UUID m, UUID p, long gen, String sfuPod, String deviceKey, ObjectNode msg) {
+        Long epoch = ownership.epochIfOwned(m);
+        return epoch == null ? null : relayed(new Bound(m, p, gen, sfuPod, deviceKey, epoch), msg);
+    }
+
+    private List<ObjectNode> relayed(Bound b, ObjectNode msg) {
+        List<ObjectNode> replies = new ArrayList<>();
+        switch (msg.path("type").asText("")) {
+            case "offer" -> offer(b, msg, replies::add);
+            case "subscribe" -> subscribe(b, msg, replies::add);
+            default -> replies.add(errorMessage("unknown_message", "only offer and subscribe are relayed"));
+        }
+        return replies;
     }
 
     private void sweep() {
@@ -457,11 +706,15 @@ public class SignalingSocket {
     }
 
     private void error(Conn c, String code, String detail) {
+        registry.sendRaw(c, errorMessage(code, detail));
+    }
+
+    private static ObjectNode errorMessage(String code, String detail) {
         ObjectNode o = JsonBody.obj();
         o.put("type", "error");
         o.put("code", code);
         o.put("detail", detail);
-        registry.sendRaw(c, o);
+        return o;
     }
 
     @PreDestroy
