@@ -4,15 +4,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.ownership.LeaderKey;
 import dev.parley.platform.etcd.EtcdKeys;
 import dev.parley.platform.etcd.ProcessLease;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Context;
@@ -58,8 +53,7 @@ public final class OutboxRelay {
 
     private final Db db;
     private final ParleyConfig cfg;
-    private final Client etcd;
-    private final ProcessLease lease;
+    private final LeaderKey leaderKey;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
             .version(HttpClient.Version.HTTP_1_1).build();
     private final ScheduledExecutorService exec = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -81,8 +75,7 @@ public final class OutboxRelay {
         this.db = db;
         this.outboxRows = outboxRows;
         this.cfg = cfg;
-        this.etcd = etcd;
-        this.lease = lease;
+        this.leaderKey = new LeaderKey(etcd, lease, LEADER_KEY, cfg.podName());
         this.maxAttempts = cfg.webhookMaxAttempts();
         this.delivered = Counter.builder("outbox_events_published").register(meters);
         this.deadLettered = Counter.builder("outbox_events_dead_lettered").register(meters);
@@ -90,24 +83,7 @@ public final class OutboxRelay {
     }
 
     private boolean leader() {
-        if (!lease.isConfirmed()) {
-            return false;
-        }
-        try {
-            ByteSequence k = EtcdKeys.bytes(LEADER_KEY);
-            var r = etcd.getKVClient().txn()
-                    .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                    .Then(Op.put(k, EtcdKeys.bytes(cfg.podName()), PutOption.builder().withLeaseId(lease.leaseId()).build()))
-                    .Else(Op.get(k, GetOption.DEFAULT))
-                    .commit().get(2, TimeUnit.SECONDS);
-            if (r.isSucceeded()) {
-                return true;
-            }
-            var kvs = r.getGetResponses().get(0).getKvs();
-            return !kvs.isEmpty() && kvs.get(0).getLease() == lease.leaseId();
-        } catch (Exception e) {
-            return false;
-        }
+        return leaderKey.held();
     }
 
     record Row(UUID eventId, UUID meetingId, String type, long version, String payload, String createdAt, int attempts) {

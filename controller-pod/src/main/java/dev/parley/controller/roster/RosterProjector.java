@@ -4,15 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.ownership.LeaderKey;
 import dev.parley.platform.etcd.EtcdKeys;
 import dev.parley.platform.etcd.ProcessLease;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -89,8 +84,7 @@ public final class RosterProjector {
 
     private final Db db;
     private final ParleyConfig cfg;
-    private final Client etcd;
-    private final ProcessLease lease;
+    private final LeaderKey leaderKey;
     private final Counter applied;
     private final Counter skipped;
     private final ScheduledExecutorService exec = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -110,8 +104,7 @@ public final class RosterProjector {
     public RosterProjector(Db db, ParleyConfig cfg, Client etcd, ProcessLease lease, MeterRegistry meters) {
         this.db = db;
         this.cfg = cfg;
-        this.etcd = etcd;
-        this.lease = lease;
+        this.leaderKey = new LeaderKey(etcd, lease, LEADER_KEY, cfg.podName());
         this.applied = Counter.builder("roster_projection_events_applied")
                 .description("roster events applied to the read model (re-applied duplicates included)").register(meters);
         this.skipped = Counter.builder("roster_projection_events_skipped")
@@ -134,24 +127,7 @@ public final class RosterProjector {
     }
 
     private boolean electLeader() {
-        if (!lease.isConfirmed()) {
-            return false;
-        }
-        try {
-            ByteSequence k = EtcdKeys.bytes(LEADER_KEY);
-            var r = etcd.getKVClient().txn()
-                    .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                    .Then(Op.put(k, EtcdKeys.bytes(cfg.podName()), PutOption.builder().withLeaseId(lease.leaseId()).build()))
-                    .Else(Op.get(k, GetOption.DEFAULT))
-                    .commit().get(2, TimeUnit.SECONDS);
-            if (r.isSucceeded()) {
-                return true;
-            }
-            var kvs = r.getGetResponses().get(0).getKvs();
-            return !kvs.isEmpty() && kvs.get(0).getLease() == lease.leaseId();
-        } catch (Exception e) {
-            return false;
-        }
+        return leaderKey.held();
     }
 
     void round() {
