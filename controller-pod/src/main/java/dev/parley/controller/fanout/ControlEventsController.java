@@ -4,10 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.api.ApiException;
 import dev.parley.controller.api.JsonBody;
-import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.signaling.SessionRegistry;
-import dev.parley.platform.internal.InternalAuth;
+import dev.parley.controller.internal.InternalCaller;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -37,11 +36,11 @@ import java.util.UUID;
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class ControlEventsController {
     public static final String PATH = "/internal/v1/control-events";
-    private final InternalAuth auth;
+    private final InternalCaller internal;
     private final SessionRegistry sessions;
 
-    public ControlEventsController(ParleyConfig cfg, SessionRegistry sessions) {
-        this.auth = cfg.internalSecret() == null ? null : new InternalAuth(cfg.internalSecret());
+    public ControlEventsController(InternalCaller internal, SessionRegistry sessions) {
+        this.internal = internal;
         this.sessions = sessions;
     }
 
@@ -49,9 +48,7 @@ public class ControlEventsController {
     @Consumes(MediaType.APPLICATION_JSON)
     public HttpResponse<String> controlEvents(@Nullable @Header("Authorization") String authorization,
                                               @Nullable @Body String body) {
-        if (auth == null || !auth.accepts(authorization)) {
-            throw new ApiException(401, "unauthenticated", "internal secret required");
-        }
+        internal.require(authorization);
         ObjectNode root = JsonBody.object(body);
         JsonNode meetings = root.get("meetings");
         if (meetings == null || !meetings.isArray()) {

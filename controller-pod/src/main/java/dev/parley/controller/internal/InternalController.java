@@ -4,9 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.api.ApiException;
 import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.api.Responses;
-import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.signaling.SessionHub;
-import dev.parley.platform.internal.InternalAuth;
 import dev.parley.platform.internal.SfuEvent;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
@@ -33,15 +31,15 @@ import java.util.UUID;
 @Secured(SecurityRule.IS_ANONYMOUS)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class InternalController {
-    private final InternalAuth auth;
+    private final InternalCaller internal;
     private final SessionHub sessions;
     private final com.nimbusds.jose.jwk.ECKey ticketKey;
     private final dev.parley.controller.db.Db db;
     private final MeetingInspector inspector;
 
-    public InternalController(ParleyConfig cfg, SessionHub sessions, com.nimbusds.jose.jwk.ECKey ticketKey,
+    public InternalController(InternalCaller internal, SessionHub sessions, com.nimbusds.jose.jwk.ECKey ticketKey,
                               dev.parley.controller.db.Db db, MeetingInspector inspector) {
-        this.auth = cfg.internalSecret() == null ? null : new InternalAuth(cfg.internalSecret());
+        this.internal = internal;
         this.sessions = sessions;
         this.ticketKey = ticketKey;
         this.db = db;
@@ -52,14 +50,14 @@ public class InternalController {
     @Get("/meetings/{meetingId}/state")
     public HttpResponse<String> meetingState(@Nullable @Header("Authorization") String authorization,
                                              @PathVariable String meetingId) {
-        check(authorization);
+        internal.require(authorization);
         return Responses.json(200, inspector.state(JsonBody.parseUuid(meetingId, "meeting_id")));
     }
 
     /** Dead-lettered outbox events (visible for operators; redrive by clearing dead_lettered_at). */
     @Get("/outbox/dead-letters")
     public HttpResponse<String> deadLetters(@Nullable @Header("Authorization") String authorization) {
-        check(authorization);
+        internal.require(authorization);
         ObjectNode out = JsonBody.obj();
         var items = out.putArray("dead_letters");
         db.readSnapshot(c -> {
@@ -81,18 +79,12 @@ public class InternalController {
         return Responses.json(200, out);
     }
 
-    private void check(String header) {
-        if (auth == null || !auth.accepts(header)) {
-            throw new ApiException(401, "unauthenticated", "internal secret required");
-        }
-    }
-
     /** SFU → owner: hints (connected, failed, tracks, speakers); relayed to the meeting's sockets. */
     @Post("/sfu-events")
     @Consumes(MediaType.APPLICATION_JSON)
     public HttpResponse<String> sfuEvent(@Nullable @Header("Authorization") String authorization,
                                          @Nullable @Body String body) {
-        check(authorization);
+        internal.require(authorization);
         ObjectNode o = JsonBody.object(body);
         SfuEvent ev;
         try {
@@ -139,7 +131,7 @@ public class InternalController {
 
     @Get("/ticket-key")
     public HttpResponse<String> ticketKey(@Nullable @Header("Authorization") String authorization) {
-        check(authorization);
+        internal.require(authorization);
         ObjectNode o = JsonBody.obj();
         o.put("jwk", ticketKey.toPublicJWK().toJSONString());
         return Responses.json(200, o);

@@ -4,9 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.api.ApiException;
 import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.api.Responses;
-import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.ownership.Route;
-import dev.parley.platform.internal.InternalAuth;
+import dev.parley.controller.internal.InternalCaller;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -39,15 +38,15 @@ import java.util.UUID;
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class InternalRecordingsController {
     private static final String FORWARDED = "X-Parley-Forwarded";
-    private final InternalAuth auth;
+    private final InternalCaller internal;
     private final RecorderSubscriptions subscriptions;
     private final RecorderStateReports reports;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
             .version(HttpClient.Version.HTTP_1_1).build();
 
-    public InternalRecordingsController(ParleyConfig cfg, RecorderSubscriptions subscriptions,
+    public InternalRecordingsController(InternalCaller internal, RecorderSubscriptions subscriptions,
                                         RecorderStateReports reports) {
-        this.auth = cfg.internalSecret() == null ? null : new InternalAuth(cfg.internalSecret());
+        this.internal = internal;
         this.subscriptions = subscriptions;
         this.reports = reports;
     }
@@ -56,7 +55,7 @@ public class InternalRecordingsController {
     @Consumes(MediaType.APPLICATION_JSON)
     public HttpResponse<String> subscribe(@PathVariable String jobId, @Nullable @Header("Authorization") String authorization,
                                           @Nullable @Header(FORWARDED) String forwarded, @Nullable @Body String body) {
-        check(authorization);
+        internal.require(authorization);
         UUID job = JsonBody.parseUuid(jobId, "job_id");
         Object r = subscriptions.subscribe(job, JsonBody.object(body));
         if (r instanceof Route.Remote remote) {
@@ -73,7 +72,7 @@ public class InternalRecordingsController {
     @Consumes(MediaType.APPLICATION_JSON)
     public HttpResponse<String> state(@PathVariable String jobId, @Nullable @Header("Authorization") String authorization,
                                       @Nullable @Body String body) {
-        check(authorization);
+        internal.require(authorization);
         UUID job = JsonBody.parseUuid(jobId, "job_id");
         return Responses.json(200, reports.report(job, JsonBody.object(body)));
     }
@@ -95,9 +94,4 @@ public class InternalRecordingsController {
         }
     }
 
-    private void check(String header) {
-        if (auth == null || !auth.accepts(header)) {
-            throw new ApiException(401, "unauthenticated", "internal secret required");
-        }
-    }
 }

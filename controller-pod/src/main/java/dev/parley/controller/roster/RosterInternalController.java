@@ -1,13 +1,11 @@
 package dev.parley.controller.roster;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.ApiException;
 import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.api.Responses;
-import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;
 import dev.parley.controller.meeting.MeetingRow;
-import dev.parley.platform.internal.InternalAuth;
+import dev.parley.controller.internal.InternalCaller;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.Controller;
@@ -30,12 +28,12 @@ import java.util.UUID;
 @Secured(SecurityRule.IS_ANONYMOUS)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class RosterInternalController {
-    private final InternalAuth auth;
+    private final InternalCaller internal;
     private final RosterProjector projector;
     private final Db db;
 
-    public RosterInternalController(ParleyConfig cfg, RosterProjector projector, Db db) {
-        this.auth = cfg.internalSecret() == null ? null : new InternalAuth(cfg.internalSecret());
+    public RosterInternalController(InternalCaller internal, RosterProjector projector, Db db) {
+        this.internal = internal;
         this.projector = projector;
         this.db = db;
     }
@@ -44,7 +42,7 @@ public class RosterInternalController {
     @Post("/meetings/{meetingId}/roster/rebuild")
     public HttpResponse<String> rebuild(@Nullable @Header("Authorization") String authorization,
                                         @PathVariable String meetingId) {
-        check(authorization);
+        internal.require(authorization);
         UUID m = JsonBody.parseUuid(meetingId, "meeting_id");
         db.read(c -> MeetingRow.load(c, m, false)); // 404 meeting_not_found
         int events = projector.rebuild(m);
@@ -57,7 +55,7 @@ public class RosterInternalController {
     /** Rebuilds every meeting's roster, one meeting per transaction: {@code {meetings, events}}. */
     @Post("/roster/rebuild")
     public HttpResponse<String> rebuildAll(@Nullable @Header("Authorization") String authorization) {
-        check(authorization);
+        internal.require(authorization);
         RosterProjector.Rebuilt r = projector.rebuildAll();
         ObjectNode out = JsonBody.obj();
         out.put("meetings", r.meetings());
@@ -65,9 +63,4 @@ public class RosterInternalController {
         return Responses.json(200, out);
     }
 
-    private void check(String header) {
-        if (auth == null || !auth.accepts(header)) {
-            throw new ApiException(401, "unauthenticated", "internal secret required");
-        }
-    }
 }

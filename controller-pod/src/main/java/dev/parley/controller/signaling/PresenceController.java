@@ -3,8 +3,7 @@ package dev.parley.controller.signaling;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.api.ApiException;
 import dev.parley.controller.api.JsonBody;
-import dev.parley.controller.config.ParleyConfig;
-import dev.parley.platform.internal.InternalAuth;
+import dev.parley.controller.internal.InternalCaller;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -33,20 +32,14 @@ public class PresenceController {
     static final String RELAY_PATH = "/internal/v1/signaling/relay";
     static final String VOLATILE_PATH = "/internal/v1/signaling/volatile";
     static final String ENDED_PATH = "/internal/v1/signaling/meeting-ended";
-    private final InternalAuth auth;
+    private final InternalCaller internal;
     private final SignalingSocket socket;
     private final SessionRegistry sessions;
 
-    public PresenceController(ParleyConfig cfg, SignalingSocket socket, SessionRegistry sessions) {
-        this.auth = cfg.internalSecret() == null ? null : new InternalAuth(cfg.internalSecret());
+    public PresenceController(InternalCaller internal, SignalingSocket socket, SessionRegistry sessions) {
+        this.internal = internal;
         this.socket = socket;
         this.sessions = sessions;
-    }
-
-    private void check(String authorization) {
-        if (auth == null || !auth.accepts(authorization)) {
-            throw new ApiException(401, "unauthenticated", "internal secret required");
-        }
     }
 
     /**
@@ -57,7 +50,7 @@ public class PresenceController {
     @Consumes(MediaType.APPLICATION_JSON)
     public HttpResponse<String> relay(@Nullable @Header("Authorization") String authorization,
                                       @Nullable @Body String body) {
-        check(authorization);
+        internal.require(authorization);
         ObjectNode o = JsonBody.object(body);
         UUID m = JsonBody.parseUuid(o.path("meeting_id").asText(""), "meeting_id");
         UUID p = JsonBody.parseUuid(o.path("participant_id").asText(""), "participant_id");
@@ -80,7 +73,7 @@ public class PresenceController {
     @Consumes(MediaType.APPLICATION_JSON)
     public HttpResponse<String> meetingEnded(@Nullable @Header("Authorization") String authorization,
                                              @Nullable @Body String body) {
-        check(authorization);
+        internal.require(authorization);
         ObjectNode o = JsonBody.object(body);
         sessions.meetingEnded(JsonBody.parseUuid(o.path("meeting_id").asText(""), "meeting_id"));
         return HttpResponse.noContent();
@@ -91,7 +84,7 @@ public class PresenceController {
     @Consumes(MediaType.APPLICATION_JSON)
     public HttpResponse<String> volatileEvent(@Nullable @Header("Authorization") String authorization,
                                               @Nullable @Body String body) {
-        check(authorization);
+        internal.require(authorization);
         ObjectNode o = JsonBody.object(body);
         UUID m = JsonBody.parseUuid(o.path("meeting_id").asText(""), "meeting_id");
         if (!o.path("event").isObject()) {
@@ -106,7 +99,7 @@ public class PresenceController {
     @Consumes(MediaType.APPLICATION_JSON)
     public HttpResponse<String> presence(@Nullable @Header("Authorization") String authorization,
                                          @Nullable @Body String body) {
-        check(authorization);
+        internal.require(authorization);
         ObjectNode o = JsonBody.object(body);
         UUID m = JsonBody.parseUuid(o.path("meeting_id").asText(""), "meeting_id");
         UUID p = JsonBody.parseUuid(o.path("participant_id").asText(""), "participant_id");
