@@ -100,6 +100,12 @@ public final class RosterProjector {
     private volatile boolean leader;
     /** When the background loop last looked at every meeting (0: not yet). */
     private long fullScanAt;
+    /**
+     * Meetings the last round left behind: cut short by the per-round limit, or locked by another projector. The
+     * next round takes them again; otherwise, once the relay has published their events, only the next full scan
+     * (up to {@link #FULL_SCAN_MILLIS} later) would find them.
+     */
+    private final Set<UUID> revisit = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public RosterProjector(Db db, ParleyConfig cfg, Client etcd, ProcessLease lease, MeterRegistry meters) {
         this.db = db;
@@ -135,7 +141,14 @@ public final class RosterProjector {
             if (!paused && leader()) {
                 long now = System.nanoTime();
                 boolean full = fullScanAt == 0 || now - fullScanAt >= FULL_SCAN_MILLIS * 1_000_000L;
-                catchUpMeetings(behind(full), false);
+                List<UUID> candidates = behind(full);
+                if (!revisit.isEmpty()) {
+                    Set<UUID> all = new java.util.LinkedHashSet<>(candidates);
+                    all.addAll(revisit);
+                    candidates = new ArrayList<>(all);
+                    revisit.clear();
+                }
+                catchUpMeetings(candidates, false);
                 if (full) {
                     fullScanAt = now;
                 }
@@ -205,7 +218,16 @@ public final class RosterProjector {
             }
             return n;
         }
-        return db.tx(c -> project(c, tryLock(c, behind), false));
+        Set<UUID> leftBehind = new HashSet<>();
+        int n = db.tx(c -> {
+            leftBehind.clear(); // a retried transaction starts over
+            List<UUID> locked = tryLock(c, behind);
+            leftBehind.addAll(behind);
+            leftBehind.removeAll(locked); // another projector holds these now
+            return project(c, locked, false, leftBehind);
+        });
+        revisit.addAll(leftBehind);
+        return n;
     }
 
     /**
@@ -218,7 +240,7 @@ public final class RosterProjector {
             if (!lock(c, meetingId, wait)) {
                 return -1;
             }
-            return project(c, List.of(meetingId), true);
+            return project(c, List.of(meetingId), true, null);
         });
     }
 
@@ -236,7 +258,7 @@ public final class RosterProjector {
                     ps.executeUpdate();
                 }
             }
-            return project(c, List.of(meetingId), true);
+            return project(c, List.of(meetingId), true, null);
         });
     }
 
@@ -309,7 +331,7 @@ public final class RosterProjector {
      * read until every meeting is caught up; otherwise stop after {@value #EVENTS_PER_ROUND} events (a meeting cut
      * short keeps its old cursor, so the next round comes back to it).
      */
-    private int project(Connection c, List<UUID> meetings, boolean complete) throws SQLException {
+    private int project(Connection c, List<UUID> meetings, boolean complete, Set<UUID> cutShort) throws SQLException {
         if (meetings.isEmpty()) {
             return 0;
         }
@@ -356,6 +378,9 @@ public final class RosterProjector {
             pending = rest;
         }
         writeCheckpoints(c, heads, last, cut);
+        if (cutShort != null) {
+            cutShort.addAll(cut);
+        }
         applied.increment(n);
         return n;
     }
