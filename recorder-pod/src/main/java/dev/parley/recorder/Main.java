@@ -73,7 +73,8 @@ public final class Main {
             }
         };
         HttpJobStateReporter http = cfg.controllerInternalUrl() == null || cfg.controllerInternalUrl().isBlank()
-                ? null : new HttpJobStateReporter(URI.create(cfg.controllerInternalUrl()), cfg.internalSecret());
+                ? null : new HttpJobStateReporter(URI.create(cfg.controllerInternalUrl()), cfg.internalSecret(),
+                        cfg.objectKeys());
         LoggingJobStateReporter log = new LoggingJobStateReporter();
         JobStateReporter reporter = m -> {
             log.report(m);

@@ -128,7 +128,7 @@ public final class RecordingRun {
             if (cfg.createBucket()) {
                 store.createBucketIfMissing();
             }
-            ManifestStore ms = new ManifestStore(store, cfg.jobId(), cfg.generation(), lease);
+            ManifestStore ms = new ManifestStore(store, cfg.objectKeys(), cfg.jobId(), cfg.generation(), lease);
             try {
                 reporter.report(ms.takeOver(cfg.podName(), now()));
             } catch (StaleGenerationException e) {
@@ -146,8 +146,8 @@ public final class RecordingRun {
     private int record(RunnerLease lease, ObjectStore store, ManifestStore ms) throws IOException, InterruptedException {
         Path spool = cfg.spoolDir();
         Files.createDirectories(spool);
-        SegmentUploader uploader = new SegmentUploader(store, ms, cfg.jobId(), cfg.generation(), cfg.bufferBytes(),
-                metrics, RecordingRun::now, 250, 4000, () -> requestStop("fenced by a newer generation"));
+        SegmentUploader uploader = new SegmentUploader(store, ms, cfg.objectKeys(), cfg.jobId(), cfg.generation(),
+                cfg.bufferBytes(), metrics, RecordingRun::now, 250, 4000, () -> requestStop("fenced by a newer generation"));
         uploader.start();
         Map<String, TrackPipeline> pipelines = new LinkedHashMap<>();
         Consumer<dev.parley.recorder.segment.ClosedSegment> sink = uploader::submit;
@@ -210,8 +210,8 @@ public final class RecordingRun {
         if (!update(ms, m -> m.lost.addAll(notUploaded))) {
             return EXIT_SUPERSEDED;
         }
-        Finalizer finalizer = new Finalizer(store, new Ffmpeg(cfg.ffmpeg(), cfg.ffprobe()), spool.resolve("final"),
-                300, cfg.tileWidth(), cfg.tileHeight());
+        Finalizer finalizer = new Finalizer(store, cfg.objectKeys(), new Ffmpeg(cfg.ffmpeg(), cfg.ffprobe()),
+                spool.resolve("final"), 300, cfg.tileWidth(), cfg.tileHeight());
         Finalizer.Outcome outcome = finalizer.finalizeJob(ms.snapshot(), cfg.generation());
         long stoppedAt = now();
         boolean written = update(ms, m -> {

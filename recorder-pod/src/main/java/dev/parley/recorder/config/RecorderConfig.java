@@ -1,5 +1,6 @@
 package dev.parley.recorder.config;
 
+import dev.parley.recorder.storage.ObjectKeys;
 import dev.parley.recorder.storage.S3Settings;
 import java.net.URI;
 import java.nio.file.Path;
@@ -33,7 +34,8 @@ public record RecorderConfig(
         String ffmpeg,
         String ffprobe,
         int sfuSlots,
-        String mediaAddress) {
+        String mediaAddress,
+        ObjectKeys objectKeys) {
 
     public static RecorderConfig fromEnv(Map<String, String> env) {
         String job = required(env, "PARLEY_RECORDING_JOB_ID");
@@ -49,6 +51,12 @@ public record RecorderConfig(
                 env.getOrDefault("PARLEY_S3_REGION", "us-east-1"), required(env, "PARLEY_S3_BUCKET"),
                 env.get("PARLEY_S3_ACCESS_KEY"), env.get("PARLEY_S3_SECRET_KEY"),
                 Duration.ofMillis(Long.parseLong(env.getOrDefault("PARLEY_RECORDER_UPLOAD_TIMEOUT_MS", "10000"))));
+        ObjectKeys keys;
+        try {
+            keys = ObjectKeys.of(env.get("PARLEY_S3_PREFIX"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("PARLEY_S3_PREFIX " + e.getMessage(), e);
+        }
         String tile = env.getOrDefault("PARLEY_RECORDER_TILE", "640x360");
         String[] wh = tile.split("x");
         List<String> tracks = new ArrayList<>();
@@ -80,7 +88,8 @@ public record RecorderConfig(
                 env.getOrDefault("PARLEY_FFMPEG", "ffmpeg"),
                 env.getOrDefault("PARLEY_FFPROBE", "ffprobe"),
                 boundedInt(env, "PARLEY_RECORDER_SFU_SLOTS", 4, 1, 16),
-                env.getOrDefault("PARLEY_RECORDER_MEDIA_ADDRESS", env.getOrDefault("PARLEY_BIND_ADDRESS", "127.0.0.1")));
+                env.getOrDefault("PARLEY_RECORDER_MEDIA_ADDRESS", env.getOrDefault("PARLEY_BIND_ADDRESS", "127.0.0.1")),
+                keys);
     }
 
     private static int boundedInt(Map<String, String> env, String name, int def, int min, int max) {
@@ -102,7 +111,7 @@ public record RecorderConfig(
     /** For the start-up log: everything but secrets. */
     public String describe() {
         return "job=" + jobId + " generation=" + generation + " pod=" + podName + " etcd=" + etcdEndpoints
-                + " s3=" + s3 + " controller=" + controllerInternalUrl + " internalSecret="
+                + " s3=" + s3 + " prefix=" + objectKeys + " controller=" + controllerInternalUrl + " internalSecret="
                 + (internalSecret == null ? "unset" : "set") + " internal=" + bindAddress + ":" + internalPort
                 + " segmentSeconds=" + segmentSeconds + " spool=" + spoolDir + " bufferBytes=" + bufferBytes
                 + " source=" + source + " tracks=" + rtpTracks + " stopWhenIdleSeconds=" + stopWhenIdleSeconds

@@ -5,6 +5,7 @@ import dev.parley.recorder.manifest.Manifest;
 import dev.parley.recorder.manifest.Manifest.SegmentEntry;
 import dev.parley.recorder.manifest.Manifest.TimeRange;
 import dev.parley.recorder.segment.Ffmpeg;
+import dev.parley.recorder.storage.ObjectKeys;
 import dev.parley.recorder.storage.ObjectStore;
 import dev.parley.recorder.storage.Sha256;
 import java.io.IOException;
@@ -24,20 +25,24 @@ import org.slf4j.LoggerFactory;
  * Turns a manifest into the result: verifies every listed segment against its stored object (download +
  * sha256), computes the missing ranges, builds per-track WebM files (segments concatenated, holes filled
  * with black/silence so tracks stay aligned) and one composite MP4 (H.264 + AAC: grid of the video tracks,
- * mixed audio), uploads them under the finalizing generation's prefix and says ready / partial / failed.
+ * mixed audio), uploads them under the finalizing generation's {@code {prefix}{job}/{g}/final/} and says
+ * ready / partial / failed.
  */
 public final class Finalizer {
     private static final Logger LOG = LoggerFactory.getLogger(Finalizer.class);
 
     private final ObjectStore store;
+    private final ObjectKeys keys;
     private final Ffmpeg ffmpeg;
     private final Path work;
     private final long toleranceMs;
     private final int tileWidth;
     private final int tileHeight;
 
-    public Finalizer(ObjectStore store, Ffmpeg ffmpeg, Path work, long toleranceMs, int tileWidth, int tileHeight) {
+    public Finalizer(ObjectStore store, ObjectKeys keys, Ffmpeg ffmpeg, Path work, long toleranceMs, int tileWidth,
+                     int tileHeight) {
         this.store = store;
+        this.keys = keys;
         this.ffmpeg = ffmpeg;
         this.work = work;
         this.toleranceMs = toleranceMs;
@@ -59,8 +64,10 @@ public final class Finalizer {
             List<SegmentEntry> verified = new ArrayList<>();
             List<TimeRange> corrupt = new ArrayList<>();
             Map<String, Path> local = new TreeMap<>();
+            int n = 0;
             for (SegmentEntry s : unique.values()) {
-                Path f = work.resolve(s.key().replace('/', '_') + ".webm");
+                // not named after the key: a prefix may be long or hold characters ffconcat lists can't quote
+                Path f = work.resolve("segment_" + n++ + ".webm");
                 String why = null;
                 try {
                     String sha = store.download(s.key(), f);
@@ -96,7 +103,7 @@ public final class Finalizer {
             for (var e : byTrack.entrySet()) {
                 String kind = m.tracks.containsKey(e.getKey()) ? m.tracks.get(e.getKey()).kind() : "video";
                 Path trackFile = buildTrack(e.getKey(), kind, e.getValue(), local, origin);
-                String key = m.jobId + "/" + generation + "/final/" + e.getKey() + ".webm";
+                String key = keys.finalTrack(m.jobId, generation, e.getKey());
                 store.putFile(key, trackFile, Sha256.of(trackFile), "video/webm");
                 trackKeys.put(e.getKey(), key);
                 ("audio".equals(kind) ? audioFiles : videoFiles).add(trackFile);
@@ -104,7 +111,7 @@ public final class Finalizer {
             Path composite = work.resolve("composite.mp4");
             buildComposite(videoFiles, audioFiles, composite);
             double duration = ffmpeg.duration(composite);
-            String compositeKey = m.jobId + "/" + generation + "/final/composite.mp4";
+            String compositeKey = keys.composite(m.jobId, generation);
             String sha = Sha256.of(composite);
             store.putFile(compositeKey, composite, sha, "video/mp4");
             Manifest.Result result = new Manifest.Result(compositeKey, sha, Files.size(composite), duration, trackKeys);

@@ -1,5 +1,6 @@
 package dev.parley.recorder.manifest;
 
+import dev.parley.recorder.storage.ObjectKeys;
 import dev.parley.recorder.storage.ObjectStore;
 import java.util.Comparator;
 import java.util.Optional;
@@ -10,7 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The job's manifest, fenced by generation.
  *
- * <p>Each generation writes only its own object, {@code {job}/manifest/{generation:020d}.json}; the job's
+ * <p>Each generation writes only its own object, {@code {prefix}{job}/manifest/{generation:020d}.json}
+ * ({@link ObjectKeys}); the job's
  * manifest is the one with the highest generation. A takeover copies the previous generation's confirmed
  * segments into the new object. So a stale generation's late write can only touch its own, superseded
  * object and can never change the current manifest, even on stores that ignore conditional writes
@@ -22,36 +24,31 @@ public final class ManifestStore {
     private static final Logger LOG = LoggerFactory.getLogger(ManifestStore.class);
 
     private final ObjectStore store;
+    private final ObjectKeys keys;
     private final String jobId;
     private final long generation;
     private final GenerationFence fence;
     private Manifest current;
     private String etag;
 
-    public ManifestStore(ObjectStore store, String jobId, long generation, GenerationFence fence) {
+    public ManifestStore(ObjectStore store, ObjectKeys keys, String jobId, long generation, GenerationFence fence) {
         this.store = store;
+        this.keys = keys;
         this.jobId = jobId;
         this.generation = generation;
         this.fence = fence;
     }
 
-    public static String prefix(String jobId) {
-        return jobId + "/manifest/";
-    }
-
-    public static String key(String jobId, long generation) {
-        return prefix(jobId) + String.format("%020d", generation) + ".json";
-    }
-
     /** The job's current manifest: the highest generation's object. */
-    public static Optional<Manifest> readCurrent(ObjectStore store, String jobId) {
-        return highestGeneration(store, jobId).flatMap(g -> store.getDocument(key(jobId, g)))
+    public static Optional<Manifest> readCurrent(ObjectStore store, ObjectKeys keys, String jobId) {
+        return highestGeneration(store, keys, jobId).flatMap(g -> store.getDocument(keys.manifest(jobId, g)))
                 .map(d -> ManifestCodec.decode(d.body()));
     }
 
-    static Optional<Long> highestGeneration(ObjectStore store, String jobId) {
-        return store.list(prefix(jobId)).stream()
-                .map(o -> o.key().substring(prefix(jobId).length()))
+    static Optional<Long> highestGeneration(ObjectStore store, ObjectKeys keys, String jobId) {
+        String prefix = keys.manifests(jobId);
+        return store.list(prefix).stream()
+                .map(o -> o.key().substring(prefix.length()))
                 .filter(n -> n.endsWith(".json"))
                 .map(n -> Long.parseLong(n.substring(0, n.length() - 5)))
                 .max(Comparator.naturalOrder());
@@ -63,18 +60,18 @@ public final class ManifestStore {
      */
     public synchronized Manifest takeOver(String pod, long nowMs) throws StaleGenerationException {
         fence.verifyCurrent();
-        Optional<Long> highest = highestGeneration(store, jobId);
+        Optional<Long> highest = highestGeneration(store, keys, jobId);
         if (highest.isPresent() && highest.get() > generation) {
             throw new StaleGenerationException("generation " + highest.get() + " already owns job " + jobId);
         }
         Manifest m;
         if (highest.isPresent() && highest.get() == generation) {
             // this generation restarted in place (same pod name, e.g. container restart): continue its manifest
-            var doc = store.getDocument(key(jobId, generation)).orElseThrow();
+            var doc = store.getDocument(keys.manifest(jobId, generation)).orElseThrow();
             m = ManifestCodec.decode(doc.body());
             etag = doc.etag();
         } else {
-            m = highest.flatMap(g -> store.getDocument(key(jobId, g))).map(d -> ManifestCodec.decode(d.body()))
+            m = highest.flatMap(g -> store.getDocument(keys.manifest(jobId, g))).map(d -> ManifestCodec.decode(d.body()))
                     .orElseGet(Manifest::new);
             etag = null;
             m.revision = 0;
@@ -97,7 +94,7 @@ public final class ManifestStore {
             throw new IllegalStateException("takeOver first");
         }
         fence.verifyCurrent();
-        Optional<Long> highest = highestGeneration(store, jobId);
+        Optional<Long> highest = highestGeneration(store, keys, jobId);
         if (highest.isPresent() && highest.get() > generation) {
             throw new StaleGenerationException("generation " + highest.get() + " superseded " + generation);
         }
@@ -122,7 +119,7 @@ public final class ManifestStore {
         current.updatedAtMs = nowMs;
         current.revision++;
         try {
-            etag = store.putDocumentConditionally(key(jobId, generation), ManifestCodec.encode(current), etag);
+            etag = store.putDocumentConditionally(keys.manifest(jobId, generation), ManifestCodec.encode(current), etag);
         } catch (RuntimeException e) {
             current.revision--;
             throw e;

@@ -1,5 +1,6 @@
 package dev.parley.recorder.media;
 
+import dev.parley.media.rtp.RtpPacket;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
@@ -54,10 +55,10 @@ public final class LoopbackRtpTrackSource implements TrackSource {
                     buf.clear();
                     channel.receive(buf);
                     int len = buf.position();
-                    if (len > SpscPacketRing.MAX_PACKET || !RtpHeader.valid(arr, 0, len)) {
+                    if (len > SpscPacketRing.MAX_PACKET || !RtpMedia.wellFormed(arr, 0, len)) {
                         continue; // RTCP or junk: not recorded
                     }
-                    if (RtpHeader.payloadType(arr, 0) != track.payloadType()) {
+                    if (RtpPacket.payloadType(arr, 0) != track.payloadType()) {
                         continue;
                     }
                     lastPacketNanos = System.nanoTime();

@@ -1,5 +1,7 @@
 package dev.parley.recorder.media;
 
+import dev.parley.media.rtp.RtpPacket;
+
 /**
  * Puts one track's stitched RTP back into sequence order before depacketizing. Two legs (old and new SFU) deliver
  * the same stream with different delays, and a network may reorder; the depacketizer drops a frame at any hole.
@@ -39,7 +41,7 @@ public final class ReorderBuffer {
 
     /** Offers a packet (valid RTP, already in the output numbering). */
     public void push(byte[] b, int n, long now, Out out) {
-        int seq = RtpHeader.seq(b, 0);
+        int seq = RtpPacket.sequence(b, 0);
         if (next < 0) {
             next = seq + 65536L;
         }

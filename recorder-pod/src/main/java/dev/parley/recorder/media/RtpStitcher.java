@@ -1,5 +1,7 @@
 package dev.parley.recorder.media;
 
+import dev.parley.media.rtp.RtpPacket;
+
 /**
  * Merges the legs of one track (the same publisher stream received through the old and the new SFU during
  * a drain) into one continuous RTP stream: no gap, no duplicate.
@@ -83,11 +85,11 @@ public final class RtpStitcher {
      * into the output numbering), false if it was a duplicate, too late or held back until its leg aligns.
      */
     public boolean accept(int leg, byte[] b, int off, int len, long nowNanos) {
-        if (leg < 0 || leg >= legCount || !open[leg] || !RtpHeader.valid(b, off, len)) {
+        if (leg < 0 || leg >= legCount || !open[leg] || !RtpMedia.wellFormed(b, off, len)) {
             return false;
         }
-        int inSeq = RtpHeader.seq(b, off);
-        long inTs = RtpHeader.timestamp(b, off);
+        int inSeq = RtpPacket.sequence(b, off);
+        long inTs = RtpPacket.timestamp(b, off);
         long fp = fingerprint(b, off, len);
         if (!aligned[leg]) {
             if (!alignFromHistory(leg, fp, inSeq, inTs)) {
@@ -117,9 +119,9 @@ public final class RtpStitcher {
             lastOutTs = outTs;
             lastOutNanos = nowNanos;
         }
-        RtpHeader.setSeq(b, off, outSeq);
-        RtpHeader.setTimestamp(b, off, outTs);
-        RtpHeader.setSsrc(b, off, outSsrc);
+        RtpPacket.setSequence(b, off, outSeq);
+        RtpPacket.setTimestamp(b, off, outTs);
+        RtpPacket.setSsrc(b, off, (int) outSsrc);
         record(fp, outSeq, outTs);
         alignPendingLegs(fp, outSeq, outTs);
         forwarded++;
@@ -204,10 +206,10 @@ public final class RtpStitcher {
     /** FNV-1a over payload type, marker and payload: what an SFU forwards unchanged. */
     static long fingerprint(byte[] b, int off, int len) {
         long h = 0xcbf29ce484222325L;
-        h = (h ^ RtpHeader.payloadType(b, off)) * 0x100000001b3L;
-        h = (h ^ (RtpHeader.marker(b, off) ? 1 : 0)) * 0x100000001b3L;
-        int p = off + RtpHeader.payloadOffset(b, off, len);
-        int end = p + RtpHeader.payloadLength(b, off, len);
+        h = (h ^ RtpPacket.payloadType(b, off)) * 0x100000001b3L;
+        h = (h ^ (RtpPacket.marker(b, off) ? 1 : 0)) * 0x100000001b3L;
+        int p = off + RtpPacket.headerLength(b, off, len);
+        int end = p + RtpPacket.payloadLength(b, off, len);
         for (int i = p; i < end; i++) {
             h = (h ^ (b[i] & 0xFF)) * 0x100000001b3L;
         }

@@ -1,5 +1,6 @@
 package dev.parley.recorder.media;
 
+import dev.parley.media.rtp.RtpPacket;
 import dev.parley.recorder.metrics.RecorderMetrics;
 import dev.parley.recorder.segment.ClosedSegment;
 import dev.parley.recorder.segment.ContainerWriter;
@@ -146,7 +147,7 @@ public final class TrackPipeline implements AutoCloseable {
     }
 
     private void inOrder(byte[] pkt, int len) {
-        int seq = RtpHeader.seq(pkt, 0);
+        int seq = RtpPacket.sequence(pkt, 0);
         if (lastOutSeq >= 0) {
             int gap = ((seq - lastOutSeq) & 0xFFFF) - 1;
             if (gap > 0 && gap < 32768) {

@@ -1,5 +1,7 @@
 package dev.parley.recorder.media;
 
+import dev.parley.media.rtp.RtpPacket;
+
 /**
  * Reassembles VP8 frames from RTP payloads (RFC 7741). A frame with a missing packet is dropped and
  * frames are skipped until the next keyframe, so the container never receives a frame that can't decode.
@@ -17,11 +19,11 @@ public final class Vp8Depacketizer implements Depacketizer {
 
     @Override
     public void push(byte[] b, int off, int len, FrameSink sink) {
-        int seq = RtpHeader.seq(b, off);
-        long ts = RtpHeader.timestamp(b, off);
-        boolean marker = RtpHeader.marker(b, off);
-        int p = off + RtpHeader.payloadOffset(b, off, len);
-        int end = p + RtpHeader.payloadLength(b, off, len);
+        int seq = RtpPacket.sequence(b, off);
+        long ts = RtpPacket.timestamp(b, off);
+        boolean marker = RtpPacket.marker(b, off);
+        int p = off + RtpPacket.headerLength(b, off, len);
+        int end = p + RtpPacket.payloadLength(b, off, len);
         boolean gap = expectedSeq >= 0 && seq != expectedSeq;
         expectedSeq = (seq + 1) & 0xFFFF;
         if (p >= end) {

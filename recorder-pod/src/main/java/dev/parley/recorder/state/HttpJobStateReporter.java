@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.recorder.manifest.Manifest;
 import dev.parley.recorder.manifest.ManifestCodec;
+import dev.parley.recorder.storage.ObjectKeys;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,13 +28,16 @@ public final class HttpJobStateReporter implements JobStateReporter {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final URI base;
     private final String secret;
+    private final ObjectKeys keys;
     private volatile CompletableFuture<?> last = CompletableFuture.completedFuture(null);
     private volatile Runnable onStopRequested = () -> { };
     private volatile Runnable onResubscribe = () -> { };
 
-    public HttpJobStateReporter(URI base, String secret) {
+    /** {@code keys}: where the manifests are, so {@code manifest_key} names the object the controller can read. */
+    public HttpJobStateReporter(URI base, String secret, ObjectKeys keys) {
         this.base = base;
         this.secret = secret;
+        this.keys = keys;
     }
 
     /** Called when the controller's answer says a stop was requested (stop_recording, meeting end). */
@@ -61,7 +65,7 @@ public final class HttpJobStateReporter implements JobStateReporter {
         if (m.failureReason != null) {
             body.put("failure_reason", m.failureReason);
         }
-        body.put("manifest_key", dev.parley.recorder.manifest.ManifestStore.key(m.jobId, m.generation));
+        body.put("manifest_key", keys.manifest(m.jobId, m.generation));
         HttpRequest.Builder req = HttpRequest.newBuilder(
                         base.resolve("/internal/v1/recordings/" + m.jobId + "/state"))
                 .timeout(Duration.ofSeconds(5))

@@ -5,6 +5,7 @@ import dev.parley.recorder.manifest.ManifestStore;
 import dev.parley.recorder.manifest.StaleGenerationException;
 import dev.parley.recorder.metrics.RecorderMetrics;
 import dev.parley.recorder.segment.ClosedSegment;
+import dev.parley.recorder.storage.ObjectKeys;
 import dev.parley.recorder.storage.ObjectStore;
 import dev.parley.recorder.storage.Sha256;
 import java.io.IOException;
@@ -31,6 +32,7 @@ public final class SegmentUploader implements AutoCloseable {
 
     private final ObjectStore store;
     private final ManifestStore manifest;
+    private final ObjectKeys keys;
     private final String jobId;
     private final long generation;
     private final long maxBufferBytes;
@@ -47,11 +49,12 @@ public final class SegmentUploader implements AutoCloseable {
     private volatile boolean fenced;
     private volatile ClosedSegment inFlight;
 
-    public SegmentUploader(ObjectStore store, ManifestStore manifest, String jobId, long generation,
+    public SegmentUploader(ObjectStore store, ManifestStore manifest, ObjectKeys keys, String jobId, long generation,
                            long maxBufferBytes, RecorderMetrics metrics, LongSupplier clock,
                            long backoffMinMs, long backoffMaxMs, Runnable onFenced) {
         this.store = store;
         this.manifest = manifest;
+        this.keys = keys;
         this.jobId = jobId;
         this.generation = generation;
         this.maxBufferBytes = maxBufferBytes;
@@ -63,10 +66,6 @@ public final class SegmentUploader implements AutoCloseable {
         metrics.gauge(RecorderMetrics.BUFFER_SEGMENTS, "", () -> queue.size() + (inFlight == null ? 0 : 1));
         metrics.gauge(RecorderMetrics.BUFFER_BYTES, "", bufferedBytes::get);
         worker = Thread.ofPlatform().name("uploader").unstarted(this::run);
-    }
-
-    public static String segmentKey(String jobId, long generation, String trackId, long seq) {
-        return jobId + "/" + generation + "/" + trackId + "/" + seq;
     }
 
     public void start() {
@@ -132,7 +131,7 @@ public final class SegmentUploader implements AutoCloseable {
 
     /** Uploads one segment and records it; true when done, false when interrupted by stop/fence. */
     private boolean process(ClosedSegment seg) {
-        String key = segmentKey(jobId, generation, seg.trackId(), seg.seq());
+        String key = keys.segment(jobId, generation, seg.trackId(), seg.seq());
         String sha;
         long size;
         try {

@@ -46,4 +46,32 @@ class RecorderConfigTest {
         env.remove("PARLEY_RECORDING_JOB_ID");
         assertThatThrownBy(() -> RecorderConfig.fromEnv(env)).hasMessageContaining("is required");
     }
+
+    @Test
+    void anUnsafeS3PrefixIsAClearStartupError() {
+        Map<String, String> env = minimal();
+        for (String bad : new String[] {"tenant-a/../tenant-b", "..", "tenant-a/./x", "tenant\n-a", "a\u0000b",
+                "x".repeat(513)}) {
+            env.put("PARLEY_S3_PREFIX", bad);
+            assertThatThrownBy(() -> RecorderConfig.fromEnv(env)).as(bad.length() > 20 ? "long prefix" : bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("PARLEY_S3_PREFIX ");
+        }
+    }
+
+    @Test
+    void theS3PrefixIsNormalised() {
+        Map<String, String> env = minimal();
+        assertThat(RecorderConfig.fromEnv(env).objectKeys().prefix()).isEmpty();
+        for (String same : new String[] {"tenant-a/2026", "tenant-a/2026/", "/tenant-a/2026", "//tenant-a//2026//"}) {
+            env.put("PARLEY_S3_PREFIX", same);
+            RecorderConfig c = RecorderConfig.fromEnv(env);
+            assertThat(c.objectKeys().prefix()).as(same).isEqualTo("tenant-a/2026/");
+            assertThat(c.objectKeys().manifest("job-1", 3)).isEqualTo("tenant-a/2026/job-1/manifest/00000000000000000003.json");
+            assertThat(c.describe()).contains("prefix=tenant-a/2026/");
+        }
+        for (String none : new String[] {"", "/", "///", "  "}) {
+            env.put("PARLEY_S3_PREFIX", none);
+            assertThat(RecorderConfig.fromEnv(env).objectKeys().prefix()).as("'" + none + "'").isEmpty();
+        }
+    }
 }

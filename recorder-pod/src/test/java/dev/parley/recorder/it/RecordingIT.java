@@ -10,6 +10,7 @@ import dev.parley.recorder.manifest.Manifest;
 import dev.parley.recorder.manifest.ManifestStore;
 import dev.parley.recorder.media.LoopbackTrackSources;
 import dev.parley.recorder.segment.Ffmpeg;
+import dev.parley.recorder.storage.ObjectKeys;
 import dev.parley.recorder.storage.ObjectStore;
 import dev.parley.recorder.storage.S3Clients;
 import dev.parley.testsupport.etcd.EtcdCluster;
@@ -97,7 +98,7 @@ class RecordingIT {
                 JobState.READY);
 
         try (ObjectStore store = new ObjectStore(S3Clients.create(cfg.s3()), cfg.s3().bucket())) {
-            Manifest m = ManifestStore.readCurrent(store, job).orElseThrow();
+            Manifest m = ManifestStore.readCurrent(store, ObjectKeys.NONE, job).orElseThrow();
             assertThat(m.state).isEqualTo(JobState.READY);
             assertThat(m.missingRanges).isEmpty();
             int expected = (int) Math.ceil((double) SECONDS / SEGMENT);

@@ -12,6 +12,7 @@ import dev.parley.recorder.metrics.RecorderMetrics;
 import dev.parley.recorder.segment.Ffmpeg;
 import dev.parley.recorder.sfu.ClientPeerConnection;
 import dev.parley.recorder.sfu.SfuTrackSources;
+import dev.parley.recorder.storage.ObjectKeys;
 import dev.parley.recorder.storage.ObjectStore;
 import dev.parley.recorder.storage.S3Clients;
 import dev.parley.recorder.testing.RecorderEnv;
@@ -84,7 +85,7 @@ class SfuDrainRecordingIT {
             }
             String cam = pid + "_" + SfuMediaPublisher.VIDEO_MID;
             try (ObjectStore store = new ObjectStore(S3Clients.create(cfg.s3()), cfg.s3().bucket())) {
-                Manifest m = ManifestStore.readCurrent(store, job).orElseThrow();
+                Manifest m = ManifestStore.readCurrent(store, ObjectKeys.NONE, job).orElseThrow();
                 assertThat(m.state).isEqualTo(JobState.READY);
                 assertThat(m.missingRanges).isEmpty();
                 Awaits.assertChecksumsMatch(store, m);

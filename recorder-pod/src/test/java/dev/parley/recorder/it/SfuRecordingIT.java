@@ -10,6 +10,7 @@ import dev.parley.recorder.manifest.Manifest;
 import dev.parley.recorder.manifest.ManifestStore;
 import dev.parley.recorder.segment.Ffmpeg;
 import dev.parley.recorder.sfu.SfuTrackSources;
+import dev.parley.recorder.storage.ObjectKeys;
 import dev.parley.recorder.storage.ObjectStore;
 import dev.parley.recorder.storage.S3Clients;
 import dev.parley.recorder.testing.RecorderEnv;
@@ -112,7 +113,7 @@ class SfuRecordingIT {
             String cam = pid + "_" + SfuMediaPublisher.VIDEO_MID;
             String mic = pid + "_" + SfuMediaPublisher.AUDIO_MID;
             try (ObjectStore store = new ObjectStore(S3Clients.create(cfg.s3()), cfg.s3().bucket())) {
-                Manifest m = ManifestStore.readCurrent(store, job).orElseThrow();
+                Manifest m = ManifestStore.readCurrent(store, ObjectKeys.NONE, job).orElseThrow();
                 assertThat(m.state).isEqualTo(JobState.READY);
                 assertThat(m.missingRanges).isEmpty();
                 assertThat(m.tracks).containsOnlyKeys(cam, mic);

@@ -9,6 +9,7 @@ import dev.parley.recorder.manifest.Manifest;
 import dev.parley.recorder.manifest.ManifestStore;
 import dev.parley.recorder.media.LoopbackTrackSources;
 import dev.parley.recorder.metrics.RecorderMetrics;
+import dev.parley.recorder.storage.ObjectKeys;
 import dev.parley.recorder.storage.ObjectStore;
 import dev.parley.recorder.storage.S3Clients;
 import dev.parley.testsupport.etcd.EtcdCluster;
@@ -130,7 +131,7 @@ class StorageOutageIT {
         t.join(180_000);
         assertThat(run.exitCode()).isEqualTo(RecordingRun.EXIT_DONE);
         try (ObjectStore store = store()) {
-            return new Result(ManifestStore.readCurrent(store, job).orElseThrow(), run.metrics());
+            return new Result(ManifestStore.readCurrent(store, ObjectKeys.NONE, job).orElseThrow(), run.metrics());
         }
     }
 

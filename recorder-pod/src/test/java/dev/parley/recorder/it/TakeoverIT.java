@@ -13,6 +13,7 @@ import dev.parley.recorder.manifest.ManifestStore;
 import dev.parley.recorder.manifest.StaleGenerationException;
 import dev.parley.recorder.media.LoopbackTrackSources;
 import dev.parley.recorder.segment.Ffmpeg;
+import dev.parley.recorder.storage.ObjectKeys;
 import dev.parley.recorder.storage.ObjectStore;
 import dev.parley.recorder.storage.S3Clients;
 import dev.parley.recorder.storage.Sha256;
@@ -95,14 +96,14 @@ class TakeoverIT {
                 Path late = tmp.resolve("late.webm");
                 Files.write(late, "late segment".getBytes(StandardCharsets.UTF_8));
                 store.putFile(lateKey, late, Sha256.of(late), "video/webm");
-                ManifestStore zombie = new ManifestStore(store, job, 1, () -> { });
+                ManifestStore zombie = new ManifestStore(store, ObjectKeys.NONE, job, 1, () -> { });
                 assertThatThrownBy(() -> zombie.takeOver("recorder-zombie", System.currentTimeMillis()))
                         .isInstanceOf(StaleGenerationException.class);
                 // even a raw overwrite of generation 1's own manifest object changes nothing current
                 Manifest forged = atKill.copy();
                 forged.segments.add(new Manifest.SegmentEntry("cam", 1, 99, lateKey, 0, 1, Sha256.of(late), 12));
                 forged.state = JobState.READY;
-                store.putBytes(ManifestStore.key(job, 1), ManifestCodec.encode(forged), "application/json");
+                store.putBytes(ObjectKeys.NONE.manifest(job, 1), ManifestCodec.encode(forged), "application/json");
                 Manifest current = state(store, job).orElseThrow();
                 assertThat(current.generation).isEqualTo(2);
                 assertThat(current.segments).noneMatch(s -> s.key().equals(lateKey));
@@ -149,7 +150,7 @@ class TakeoverIT {
 
     static Optional<Manifest> state(ObjectStore store, String job) {
         try {
-            return ManifestStore.readCurrent(store, job);
+            return ManifestStore.readCurrent(store, ObjectKeys.NONE, job);
         } catch (RuntimeException e) {
             return Optional.empty();
         }

@@ -1,5 +1,6 @@
 package dev.parley.recorder.media;
 
+import dev.parley.media.rtp.RtpPacket;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -8,13 +9,13 @@ import org.junit.jupiter.api.Test;
 
 class ReorderBufferTest {
     private final List<Integer> out = new ArrayList<>();
-    private final ReorderBuffer.Out sink = (b, len) -> out.add(RtpHeader.seq(b, 0));
+    private final ReorderBuffer.Out sink = (b, len) -> out.add(RtpPacket.sequence(b, 0));
 
     private static byte[] rtp(int seq) {
         byte[] b = new byte[20];
         b[0] = (byte) 0x80;
         b[1] = 96;
-        RtpHeader.setSeq(b, 0, seq & 0xFFFF);
+        RtpPacket.setSequence(b, 0, seq & 0xFFFF);
         return b;
     }
 

@@ -1,5 +1,6 @@
 package dev.parley.recorder.media;
 
+import dev.parley.media.rtp.RtpPacket;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -14,9 +15,9 @@ class RtpStitcherTest {
             byte[] p = new byte[12 + 8];
             p[0] = (byte) 0x80;
             p[1] = (byte) (96 | (i % 3 == 2 ? 0x80 : 0));
-            RtpHeader.setSeq(p, 0, (seq0 + i + seqOffset) & 0xFFFF);
-            RtpHeader.setTimestamp(p, 0, (ts0 + (long) (i / 3) * tsStep + tsOffset) & 0xFFFFFFFFL);
-            RtpHeader.setSsrc(p, 0, ssrc);
+            RtpPacket.setSequence(p, 0, (seq0 + i + seqOffset) & 0xFFFF);
+            RtpPacket.setTimestamp(p, 0, (ts0 + (long) (i / 3) * tsStep + tsOffset) & 0xFFFFFFFFL);
+            RtpPacket.setSsrc(p, 0, (int) ssrc);
             for (int k = 0; k < 4; k++) {
                 p[12 + k] = (byte) (i >>> (24 - 8 * k));
             }
@@ -30,7 +31,7 @@ class RtpStitcherTest {
 
     static Out out(byte[] p) {
         int idx = ((p[12] & 0xFF) << 24) | ((p[13] & 0xFF) << 16) | ((p[14] & 0xFF) << 8) | (p[15] & 0xFF);
-        return new Out(idx, RtpHeader.seq(p, 0), RtpHeader.timestamp(p, 0), RtpHeader.ssrc(p, 0));
+        return new Out(idx, RtpPacket.sequence(p, 0), RtpPacket.timestamp(p, 0), RtpPacket.ssrc(p, 0) & 0xFFFFFFFFL);
     }
 
     /** Output must be every index exactly once, seq continuous, ts consistent with the source. */
@@ -159,7 +160,7 @@ class RtpStitcherTest {
         int b = st.addLeg();
         byte[] p = src.packet(60, 2, 500, 5000); // 10 packets never seen by anyone
         assertThat(st.accept(b, p, 0, p.length, 60 * 11_111_111L)).isTrue();
-        assertThat(RtpHeader.seq(p, 0)).isEqualTo(50); // next output sequence number: no hole for ffmpeg
+        assertThat(RtpPacket.sequence(p, 0)).isEqualTo(50); // next output sequence number: no hole for ffmpeg
         assertThat(st.blindSwitches()).isEqualTo(1);
     }
 

@@ -1,5 +1,6 @@
 package dev.parley.recorder.media;
 
+import dev.parley.media.rtp.RtpPacket;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -15,9 +16,9 @@ class Vp8DepacketizerTest {
         byte[] p = new byte[12 + 4 + payload.length];
         p[0] = (byte) 0x80;
         p[1] = (byte) (96 | (marker ? 0x80 : 0));
-        RtpHeader.setSeq(p, 0, seq);
-        RtpHeader.setTimestamp(p, 0, ts);
-        RtpHeader.setSsrc(p, 0, 1);
+        RtpPacket.setSequence(p, 0, seq);
+        RtpPacket.setTimestamp(p, 0, ts);
+        RtpPacket.setSsrc(p, 0, 1);
         p[12] = (byte) (0x80 | (start ? 0x10 : 0));
         p[13] = (byte) 0x80;
         p[14] = (byte) 0x80;

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.parley.recorder.manifest.JobState;
 import dev.parley.recorder.manifest.Manifest;
 import dev.parley.recorder.manifest.ManifestCodec;
+import dev.parley.recorder.storage.ObjectKeys;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -37,7 +38,7 @@ class HttpJobStateReporterTest {
         server.start();
         try {
             HttpJobStateReporter r = new HttpJobStateReporter(
-                    URI.create("http://127.0.0.1:" + server.getAddress().getPort()), "s3cret");
+                    URI.create("http://127.0.0.1:" + server.getAddress().getPort()), "s3cret", ObjectKeys.NONE);
             Manifest m = new Manifest();
             m.jobId = "job-7";
             m.generation = 2;
@@ -80,7 +81,7 @@ class HttpJobStateReporterTest {
         List<String> stops = new CopyOnWriteArrayList<>();
         try {
             HttpJobStateReporter r = new HttpJobStateReporter(
-                    URI.create("http://127.0.0.1:" + server.getAddress().getPort()), "s3cret");
+                    URI.create("http://127.0.0.1:" + server.getAddress().getPort()), "s3cret", ObjectKeys.NONE);
             r.onStopRequested(() -> stops.add("stop"));
             r.onResubscribe(() -> stops.add("resubscribe"));
             Manifest m = new Manifest();
@@ -98,5 +99,36 @@ class HttpJobStateReporterTest {
             server.stop(0);
         }
         assertThat(stops).containsExactly("resubscribe", "stop");
+    }
+
+    @Test
+    void theManifestKeyCarriesTheS3Prefix() throws Exception {
+        List<JsonNode> got = new CopyOnWriteArrayList<>();
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
+        server.createContext("/", ex -> {
+            got.add(ManifestCodec.JSON.readTree(ex.getRequestBody().readAllBytes()));
+            ex.sendResponseHeaders(204, -1);
+            ex.close();
+        });
+        server.start();
+        try {
+            HttpJobStateReporter r = new HttpJobStateReporter(
+                    URI.create("http://127.0.0.1:" + server.getAddress().getPort()), null, ObjectKeys.of("tenant-a/2026/"));
+            Manifest m = new Manifest();
+            m.jobId = "job-9";
+            m.generation = 4;
+            m.pod = "recorder-0";
+            m.state = JobState.READY;
+            m.result = new Manifest.Result("tenant-a/2026/job-9/4/final/composite.mp4", "ab", 1, 1.0, java.util.Map.of());
+            r.report(m.copy());
+            r.flush(15_000);
+        } finally {
+            server.stop(0);
+        }
+        assertThat(got).hasSize(1);
+        assertThat(got.get(0).get("manifest_key").asText())
+                .isEqualTo("tenant-a/2026/job-9/manifest/00000000000000000004.json");
+        assertThat(got.get(0).get("result").get("composite_key").asText())
+                .isEqualTo("tenant-a/2026/job-9/4/final/composite.mp4");
     }
 }

@@ -2,9 +2,10 @@ package dev.parley.recorder.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.media.dtls.DtlsCertificate;
+import dev.parley.media.rtp.RtpPacket;
 import dev.parley.platform.grant.PublishRights;
 import dev.parley.platform.internal.TransportKind;
-import dev.parley.recorder.media.RtpHeader;
+import dev.parley.recorder.media.RtpMedia;
 import dev.parley.recorder.sfu.ClientPeerConnection;
 import dev.parley.recorder.sfu.SfuAnswer;
 import java.io.IOException;
@@ -104,10 +105,10 @@ public final class SfuMediaPublisher implements AutoCloseable {
                 buf.clear();
                 in.receive(buf);
                 int len = buf.position();
-                if (len > 1400 || !RtpHeader.valid(buf.array(), 0, len)) {
+                if (len > 1400 || !RtpMedia.wellFormed(buf.array(), 0, len)) {
                     continue;
                 }
-                RtpHeader.setSsrc(buf.array(), 0, ssrc & 0xFFFFFFFFL);
+                RtpPacket.setSsrc(buf.array(), 0, ssrc);
                 boolean any = false;
                 for (ClientPeerConnection pc : p.connections) {
                     System.arraycopy(buf.array(), 0, copy, 0, len); // SRTP encrypts in place

@@ -1,6 +1,7 @@
 package dev.parley.recorder.testing;
 
-import dev.parley.recorder.media.RtpHeader;
+import dev.parley.media.rtp.RtpPacket;
+import dev.parley.recorder.media.RtpMedia;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -56,10 +57,10 @@ public final class UdpRelay implements AutoCloseable {
                 int len = buf.position();
                 for (Target t : targets) {
                     System.arraycopy(buf.array(), 0, copy, 0, len);
-                    if (t.rewrite() && RtpHeader.valid(copy, 0, len)) {
-                        RtpHeader.setSsrc(copy, 0, t.ssrc());
-                        RtpHeader.setSeq(copy, 0, (RtpHeader.seq(copy, 0) + t.seqOffset()) & 0xFFFF);
-                        RtpHeader.setTimestamp(copy, 0, (RtpHeader.timestamp(copy, 0) + t.tsOffset()) & 0xFFFFFFFFL);
+                    if (t.rewrite() && RtpMedia.wellFormed(copy, 0, len)) {
+                        RtpPacket.setSsrc(copy, 0, (int) t.ssrc());
+                        RtpPacket.setSequence(copy, 0, (RtpPacket.sequence(copy, 0) + t.seqOffset()) & 0xFFFF);
+                        RtpPacket.setTimestamp(copy, 0, (RtpPacket.timestamp(copy, 0) + t.tsOffset()) & 0xFFFFFFFFL);
                     }
                     try {
                         out.send(ByteBuffer.wrap(copy, 0, len),
