@@ -509,6 +509,7 @@ public final class Router implements PacketHandler, TransportListener {
     public void onPacket(byte[] b, int off, int len, PacketPath path, long now) {
         metrics.ingressBytes.add(len);
         metrics.ingressPackets.increment();
+        if (len <= 0) { metrics.drop("empty"); return; }   // a zero-length datagram or RFC 4571 frame
         int first = b[off] & 0xFF;
         if (first < 4) {
             handleStun(b, off, len, path, now);
