@@ -52,7 +52,8 @@ public final class InternalApi implements AutoCloseable {
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-    private final ObjectMapper json = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    /** Bodies are read as trees and checked field by field ({@link RequestBodies}); {@code {} x} is not JSON. */
+    private final ObjectMapper json = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true);
     private final Router router;
     private final InternalAuth auth;
     private final TicketVerifier tickets;
@@ -98,7 +99,11 @@ public final class InternalApi implements AutoCloseable {
                 error(ex, r.status, r.code, r.highestEpoch, r.getMessage());
             } catch (SdpException e) {
                 error(ex, 400, "bad_sdp", null, e.getMessage());
-            } catch (com.fasterxml.jackson.core.JacksonException | IllegalArgumentException e) {
+            } catch (JsonFields.Invalid e) {
+                error(ex, 400, "bad_request", null, e.getMessage());
+            } catch (com.fasterxml.jackson.core.JacksonException e) {
+                error(ex, 400, "bad_request", null, "body: not valid JSON"); // the parser's message would quote the body
+            } catch (IllegalArgumentException e) {
                 error(ex, 400, "bad_request", null, "malformed request body");
             } catch (RuntimeException e) {
                 LOG.warn("internal API {} {} failed", method, path, e);
@@ -125,12 +130,13 @@ public final class InternalApi implements AutoCloseable {
             return;
         }
         if (path.equals(InternalPaths.BASE + "/test/loss") && method.equals("POST") && testHooks) {
-            JsonNode body = json.readTree(body(ex));
-            int permille = (int) Math.round(body.path("egress_loss_percent").asDouble(0) * 10);
-            int ingress = (int) Math.round(body.path("ingress_loss_percent").asDouble(0) * 10);
+            JsonNode body = JsonFields.body(tree(ex));
+            int permille = (int) Math.round(JsonFields.optionalNumber(body, "egress_loss_percent", "", 0, 0, 100) * 10);
+            int ingress = (int) Math.round(JsonFields.optionalNumber(body, "ingress_loss_percent", "", 0, 0, 100) * 10);
+            boolean feedback = JsonFields.optionalBool(body, "transport_feedback", "", true);
             router.setLossPermille(permille);
             router.setIngressLossPermille(ingress);
-            router.setTransportFeedbackEnabled(body.path("transport_feedback").asBoolean(true));
+            router.setTransportFeedbackEnabled(feedback);
             send(ex, 200, Map.of("egress_loss_permille", permille, "ingress_loss_permille", ingress));
             return;
         }
@@ -149,11 +155,7 @@ public final class InternalApi implements AutoCloseable {
                 return;
             }
             if (seg.length == 5 && seg[4].equals("subscriptions") && method.equals("PUT")) {
-                UpdateSubscriptionsRequest req = json.readValue(body(ex), UpdateSubscriptionsRequest.class);
-                if (req.tracks() == null) throw new IllegalArgumentException("tracks required");
-                for (var t : req.tracks()) {
-                    if (t == null || t.trackId() == null) throw new IllegalArgumentException("every track needs a track_id");
-                }
+                UpdateSubscriptionsRequest req = RequestBodies.updateSubscriptions(tree(ex));
                 var slots = router.call(() -> router.updateSubscriptions(mid, pid, req.controllerEpoch(), req.tracks()));
                 send(ex, 200, new UpdateSubscriptionsResponse(slots));
                 return;
@@ -163,13 +165,14 @@ public final class InternalApi implements AutoCloseable {
     }
 
     private void createTransport(HttpExchange ex) throws IOException {
-        CreateTransportRequest req = json.readValue(body(ex), CreateTransportRequest.class);
-        if (req.meetingId() == null || req.participantId() == null || req.kind() == null || req.sdpOffer() == null) {
-            throw new IllegalArgumentException("meeting_id, participant_id, kind and sdp_offer are required");
-        }
-        // checked before the ticket is used up: a malformed request changes nothing and can be retried
+        // all checked before the ticket is used up: a malformed request changes nothing and can be retried
+        CreateTransportRequest req = RequestBodies.createTransport(tree(ex));
         if (!PublishSource.valid(req.sources())) {
             error(ex, 400, "bad_request", null, "sources: at most 16 of {mid, source: microphone|camera|screen}");
+            return;
+        }
+        if (req.grant() != null && !req.grant().participantId().equals(req.participantId())) {
+            error(ex, 400, "bad_request", null, "grant.participant_id: must be the transport's participant_id");
             return;
         }
         ConnectTicketClaims c;
@@ -195,22 +198,18 @@ public final class InternalApi implements AutoCloseable {
      * loss_percent}} shapes what the SFU sends to that subscriber through an emulated path (docs/bwe.md §5).
      */
     private void testLink(HttpExchange ex) throws IOException {
-        JsonNode body = json.readTree(body(ex));
-        String mid = body.path("meeting_id").asText(null), pid = body.path("participant_id").asText(null);
-        long kbps = body.path("capacity_kbps").asLong(0);
-        int delayMs = body.path("delay_ms").asInt(0);
-        double loss = body.path("loss_percent").asDouble(0);
-        if (mid == null || pid == null || kbps < 0 || delayMs < 0 || delayMs > 10_000 || !(loss >= 0 && loss <= 100)) {
-            throw new IllegalArgumentException("meeting_id, participant_id, capacity_kbps >= 0, delay_ms 0..10000, loss_percent 0..100");
-        }
+        JsonNode body = JsonFields.body(tree(ex));
+        String mid = JsonFields.text(body, "meeting_id", ""), pid = JsonFields.text(body, "participant_id", "");
+        long kbps = JsonFields.optionalInteger(body, "capacity_kbps", "", 0, 0, Long.MAX_VALUE / 1000);
+        int delayMs = (int) JsonFields.optionalInteger(body, "delay_ms", "", 0, 0, 10_000);
+        double loss = JsonFields.optionalNumber(body, "loss_percent", "", 0, 0, 100);
         boolean known = router.call(() -> router.setTestLink(mid, pid, kbps * 1000, delayMs, loss));
         if (!known) { error(ex, 404, "not_found", null, "unknown participant"); return; }
         send(ex, 200, Map.of("capacity_kbps", kbps, "delay_ms", delayMs, "loss_percent", loss));
     }
 
     private void putGrants(HttpExchange ex) throws IOException {
-        PutGrantsRequest req = json.readValue(body(ex), PutGrantsRequest.class);
-        if (req.meetingId() == null || req.grants() == null) throw new IllegalArgumentException("meeting_id and grants required");
+        PutGrantsRequest req = RequestBodies.putGrants(tree(ex));
         Map<String, Long> acks = router.call(() -> router.putGrants(req.meetingId(), req.controllerEpoch(), req.grants()));
         List<GrantAck> list = new ArrayList<>();
         acks.forEach((pid, v) -> list.add(new GrantAck(pid, v)));
@@ -220,14 +219,10 @@ public final class InternalApi implements AutoCloseable {
     /**
      * Several meetings' grants in one request and one hop to the media thread. Each meeting is fenced on its own
      * epoch exactly as {@code PUT /grants} would fence it; a rejected meeting gets its error in its result and
-     * the others are still applied.
+     * the others are still applied. A malformed entry anywhere refuses the whole request before any is applied.
      */
     private void putGrantBatch(HttpExchange ex) throws IOException {
-        PutGrantBatchRequest req = json.readValue(body(ex), PutGrantBatchRequest.class);
-        if (req.meetings() == null) throw new IllegalArgumentException("meetings required");
-        for (PutGrantsRequest m : req.meetings()) {
-            if (m == null || m.meetingId() == null || m.grants() == null) throw new IllegalArgumentException("meeting_id and grants required");
-        }
+        PutGrantBatchRequest req = RequestBodies.putGrantBatch(tree(ex));
         List<PutGrantBatchResponse.MeetingResult> results = router.call(() -> {
             List<PutGrantBatchResponse.MeetingResult> out = new ArrayList<>(req.meetings().size());
             for (PutGrantsRequest m : req.meetings()) {
@@ -249,16 +244,27 @@ public final class InternalApi implements AutoCloseable {
         if (q != null) {
             for (String kv : q.split("&")) {
                 String[] p = kv.split("=", 2);
-                if (p.length == 2 && p[0].equals(key)) return Long.parseLong(p[1]);
+                if (p.length == 2 && p[0].equals(key)) {
+                    try {
+                        return Long.parseLong(p[1]);
+                    } catch (NumberFormatException e) {
+                        throw new JsonFields.Invalid(key + ": query parameter must be an integer");
+                    }
+                }
             }
         }
-        throw new IllegalArgumentException(key + " query parameter required");
+        throw new JsonFields.Invalid(key + ": query parameter required");
+    }
+
+    /** The request body as a JSON tree ({@code MissingNode} when empty); JacksonException when it is not JSON. */
+    private JsonNode tree(HttpExchange ex) throws IOException {
+        return json.readTree(body(ex));
     }
 
     private static byte[] body(HttpExchange ex) throws IOException {
         try (InputStream in = ex.getRequestBody()) {
             byte[] b = in.readNBytes(MAX_BODY + 1);
-            if (b.length > MAX_BODY) throw new IllegalArgumentException("body too large");
+            if (b.length > MAX_BODY) throw new JsonFields.Invalid("body: larger than " + MAX_BODY / 1024 + " KiB");
             return b;
         }
     }

@@ -64,6 +64,10 @@ public final class SfuMetrics {
         drops.computeIfAbsent(reason, r -> new LongAdder()).increment();
     }
 
+    public void drop(String reason, long n) {
+        drops.computeIfAbsent(reason, r -> new LongAdder()).add(n);
+    }
+
     public long drops(String reason) {
         LongAdder a = drops.get(reason);
         return a == null ? 0 : a.sum();

@@ -320,14 +320,21 @@ public final class Router implements PacketHandler, TransportListener {
         return r;
     }
 
-    /** Batch of grants for one meeting; returns the versions now held per participant. */
+    /**
+     * Batch of grants for one meeting; returns the versions now held per participant. All or nothing: a grant of
+     * another epoch refuses the batch before the meeting, its epoch or any grant changes.
+     */
     public Map<String, Long> putGrants(String meetingId, long epoch, List<Grant> grants) {
+        for (int i = 0; i < grants.size(); i++) {
+            if (grants.get(i).controllerEpoch() != epoch) {
+                throw new Rejected(400, "bad_request", null, "grants[" + i + "].controller_epoch: differs from the request's controller_epoch");
+            }
+        }
         Meeting m = meetings.computeIfAbsent(meetingId, Meeting::new);
         if (!m.grants.admitEpoch(epoch)) throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
         long now = System.nanoTime();
         Map<String, Long> acks = new LinkedHashMap<>();
         for (Grant g : grants) {
-            if (g.controllerEpoch() != epoch) throw new Rejected(400, "bad_request", null, "grant epoch differs from batch epoch");
             m.grants.apply(g, now);
             acks.put(g.participantId(), m.grants.version(g.participantId()));
         }
@@ -509,6 +516,7 @@ public final class Router implements PacketHandler, TransportListener {
     public void onPacket(byte[] b, int off, int len, PacketPath path, long now) {
         metrics.ingressBytes.add(len);
         metrics.ingressPackets.increment();
+        if (len <= 0) { metrics.drop("empty"); return; }   // a zero-length datagram or RFC 4571 frame
         int first = b[off] & 0xFF;
         if (first < 4) {
             handleStun(b, off, len, path, now);

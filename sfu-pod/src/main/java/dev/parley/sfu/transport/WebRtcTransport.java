@@ -2,7 +2,6 @@ package dev.parley.sfu.transport;
 
 import dev.parley.media.dtls.DtlsCertificate;
 import dev.parley.media.dtls.DtlsEndpoint;
-import dev.parley.media.dtls.DtlsRecords;
 import dev.parley.media.dtls.DtlsSrtpKeys;
 import dev.parley.media.dtls.QueueDatagramTransport;
 import dev.parley.media.ice.IceCredentials;
@@ -93,10 +92,16 @@ public final class WebRtcTransport {
                 if (selected != null) { selected.send(copy, 0, copy.length); io.flush(); }
             });
         });
-        dtls = new DtlsEndpoint(true, certificate, remoteFingerprint, profiles, q);
+        DtlsEndpoint d = new DtlsEndpoint(true, certificate, remoteFingerprint, profiles, q);
+        dtls = d;
         Thread.ofVirtual().name("dtls-" + id).start(() -> {
             try {
-                DtlsSrtpKeys keys = dtls.handshake();
+                DtlsSrtpKeys keys;
+                try {
+                    keys = d.handshake();
+                } finally {
+                    countRejectedHellos(d);
+                }
                 SrtpContext in = keys.inbound(), out = keys.outbound();
                 loop.execute(() -> {
                     if (state != State.CONNECTING) return;
@@ -106,7 +111,7 @@ public final class WebRtcTransport {
                     LOG.info("transport {} connected over {} ({})", id, selected, keys.profile());
                     listener.onConnected(this);
                 });
-                dtls.drain();
+                d.drain();
             } catch (Exception e) {
                 LOG.info("transport {} DTLS failed: {}", id, e.getMessage());
                 loop.execute(() -> fail("dtls: " + e.getMessage()));
@@ -114,10 +119,24 @@ public final class WebRtcTransport {
         });
     }
 
-    /** DTLS record from the network (media thread). */
+    private void countRejectedHellos(DtlsEndpoint d) {
+        long n = d.rejectedHellos();
+        if (n > 0) metrics.drop("dtls_hello_rejected", n);
+    }
+
+    /**
+     * DTLS record from the network (media thread). Invalid records are discarded and counted, never fatal
+     * (RFC 6347 §4.1.2.7): the handshake goes on.
+     */
     public void onDtls(byte[] b, int off, int len) {
-        if (DtlsRecords.count(b, off, len) < 0) { metrics.drop("dtls_malformed"); return; }
-        if (dtls != null && !dtls.transport().offer(b, off, len)) metrics.drop("dtls_queue");
+        DtlsEndpoint d = dtls;
+        if (d == null) { metrics.drop("dtls_no_handshake"); return; }
+        switch (d.offer(b, off, len)) {
+            case QUEUED -> { }
+            case MALFORMED -> metrics.drop("dtls_malformed");
+            case UNEXPECTED -> metrics.drop("dtls_unexpected");
+            case QUEUE_FULL -> metrics.drop("dtls_queue");
+        }
     }
 
     /** SRTP or SRTCP from the network (media thread): authenticate, decrypt, hand on. */
