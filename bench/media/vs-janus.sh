@@ -8,8 +8,8 @@
 # payload). Last line: "sfu vs janus: parley/janus packets per CPU-second <X> (median of <K> rounds)".
 #
 # Usage: bench/media/vs-janus.sh [--quick]
-#   --quick   one scenario (1 publisher -> 40 subscribers), two rounds per server, 10 s windows (about 3-4 minutes)
-#   (none)    1 -> 25 / 50 / 100 and 5 / 10 / 20 four-person meetings, three rounds each, 20 s windows (about 40 minutes)
+#   --quick   one scenario (1 publisher -> 100 subscribers), two rounds per server, 10 s windows (about 3 minutes, under 5)
+#   (none)    1 -> 50 / 100 / 150 and 5 / 10 / 20 four-person meetings, three rounds each, 20 s windows (about 40 minutes)
 # Env: JANUS_IP (the address Janus gathers its ICE candidate on; default: the first global IPv4 address of an
 #      interface that is up; Janus never uses a loopback interface), JANUS_RTP_PORTS (41000-41999),
 #      JANUS_HTTP_PORT (18188, must match bench/media/janus/janus.transport.http.jcfg), ROUNDS, WINDOW (seconds),

@@ -27,7 +27,7 @@ import java.util.concurrent.locks.LockSupport;
  * alternating servers over several rounds per offered load (see bench/README-sfu.md, "Parley SFU vs Janus").
  *
  * <pre>
- * java -cp ... dev.parley.bench.janus.SideBySideBench --quick     (one-to-many 40, two rounds)
+ * java -cp ... dev.parley.bench.janus.SideBySideBench --quick     (one-to-many 100, two rounds)
  * java -cp ... dev.parley.bench.janus.SideBySideBench             (both scenarios, three loads, three rounds)
  * </pre>
  * Per run: packets received by all subscribers per CPU-second of the server process (utime + stime over the same
@@ -41,7 +41,7 @@ public final class SideBySideBench {
     private SideBySideBench() {}
 
     record Result(String server, double pktPerSec, double user, double sys, double lossPct, double p50ms, double p99ms,
-                  long samples, String srtp, double warmup, String loadAvg) {
+                  long samples, String srtp, double warmup, String loadAvg, String threads) {
         double cores() { return user + sys; }
         double perCpuSecond() { return cores() > 0 ? pktPerSec / cores() : 0; }
     }
@@ -60,12 +60,12 @@ public final class SideBySideBench {
         int rounds = Integer.getInteger("bench.rounds", quick ? 2 : 3);
         int window = Integer.getInteger("bench.window.seconds", quick ? 10 : 20);
         int warmMin = Integer.getInteger("bench.warmup.seconds", quick ? 8 : 10);
-        int warmMax = Integer.getInteger("bench.warmup.max.seconds", quick ? 20 : 45);
+        int warmMax = Integer.getInteger("bench.warmup.max.seconds", quick ? 30 : 45);
         List<Scenario> scenarios = new ArrayList<>();
         if (quick) {
-            scenarios.add(new Scenario(System.getProperty("bench.quick.scenario", "one-to-many"), Integer.getInteger("bench.quick.load", 40)));
+            scenarios.add(new Scenario(System.getProperty("bench.quick.scenario", "one-to-many"), Integer.getInteger("bench.quick.load", 100)));
         } else {
-            for (String l : System.getProperty("bench.one-to-many.loads", "25,50,100").split(",")) scenarios.add(new Scenario("one-to-many", Integer.parseInt(l.trim())));
+            for (String l : System.getProperty("bench.one-to-many.loads", "50,100,150").split(",")) scenarios.add(new Scenario("one-to-many", Integer.parseInt(l.trim())));
             for (String l : System.getProperty("bench.meetings.loads", "5,10,20").split(",")) scenarios.add(new Scenario("meetings", Integer.parseInt(l.trim())));
         }
         Path jar = Path.of(System.getProperty("sfu.jar", "sfu-pod/target/sfu-pod.jar"));
@@ -118,12 +118,13 @@ public final class SideBySideBench {
                 sc.name(), sc.load(), round + 1, rounds, r.server(), r.pktPerSec(), 100 * r.pktPerSec() / sc.expected(), r.cores(),
                 r.user(), r.sys(), r.perCpuSecond(), r.lossPct(), r.p50ms(), r.p99ms(), r.samples(), r.srtp(), r.warmup(), r.loadAvg());
         System.out.println(line);
+        System.out.println("    " + r.server() + " CPU by thread, cores: " + r.threads());
     }
 
     /** One server, one scenario: connect, send media, warm up, measure one window, tear down. */
     static Result run(Factory factory, Scenario sc, int window, int warmMin, int warmMax) throws Exception {
         MediaServer opened = factory.open();
-        if (opened == null) return new Result("-", 0, 0, 0, 0, 0, 0, 0, "-", 0, loadAverage());
+        if (opened == null) return new Result("-", 0, 0, 0, 0, 0, 0, 0, "-", 0, loadAverage(), "-");
         Recorder latency = new Recorder(3);
         List<Publisher> pubs = new ArrayList<>();
         List<Subscriber> subs = new ArrayList<>();
@@ -155,10 +156,12 @@ public final class SideBySideBench {
         latency.getIntervalHistogram();
         long[] tot0 = totals(subs);
         long rx0 = received(subs);
+        Map<String, Double> threads0 = ProcCpu.threadSeconds(server.pid());
         double[] cpu0 = ProcCpu.userSystem(server.pid());
         long t0 = System.nanoTime();
         Thread.sleep(window * 1000L);
         double[] cpu1 = ProcCpu.userSystem(server.pid());
+        Map<String, Double> threads1 = ProcCpu.threadSeconds(server.pid());
         long rx1 = received(subs);
         long t1 = System.nanoTime();
         long[] tot1 = totals(subs);
@@ -168,7 +171,7 @@ public final class SideBySideBench {
         double loss = expected <= 0 ? 0 : Math.max(0, 100.0 * (expected - got) / expected);
         return new Result(server.name(), (rx1 - rx0) / secs, (cpu1[0] - cpu0[0]) / secs, (cpu1[1] - cpu0[1]) / secs, loss,
                 h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getTotalCount(),
-                profiles(pubs, subs), warm, loadAverage());
+                profiles(pubs, subs), warm, loadAverage(), ProcCpu.busiest(threads0, threads1, secs, 5));
     }
 
     /** The same participants for both servers: publishers first, then the subscribers (4 set up at a time). */
