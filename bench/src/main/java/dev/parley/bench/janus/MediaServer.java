@@ -24,6 +24,9 @@ interface MediaServer extends AutoCloseable {
     /** Connects a subscriber receiving every stream of {@code feeds}; returns once media can flow. */
     void subscribe(String meeting, Subscriber s, List<Publisher> feeds) throws Exception;
 
+    /** Packets the server counted as dropped so far, by reason (a starved run shows why it forwarded less), or "-". */
+    default String drops() { return "-"; }
+
     @Override
     void close();
 }

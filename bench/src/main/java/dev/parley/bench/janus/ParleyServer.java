@@ -89,6 +89,26 @@ final class ParleyServer implements MediaServer {
         synchronized (l) { if (!l.contains(pid)) l.add(pid); }
     }
 
+    /** Non-zero {@code parley_sfu_drops_total} counters, e.g. grant_subscribe when grant renewals were starved past 3 s. */
+    @Override
+    public String drops() {
+        StringBuilder sb = new StringBuilder();
+        try {
+            for (String l : ctl.metrics().split("\n")) {
+                if (!l.startsWith("parley_sfu_drops_total{reason=\"")) continue;
+                String reason = l.substring(l.indexOf('"') + 1, l.lastIndexOf('"'));
+                long n = (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+                if (n > 0) sb.append(sb.isEmpty() ? "" : ", ").append(reason).append(' ').append(n);
+            }
+        } catch (IOException | RuntimeException e) {
+            return "metrics unavailable: " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "-";
+        }
+        return sb.isEmpty() ? "none" : sb.toString();
+    }
+
     @Override
     public void close() {
         renewer.interrupt();

@@ -41,10 +41,16 @@ public final class SideBySideBench {
     private SideBySideBench() {}
 
     record Result(String server, double pktPerSec, double user, double sys, double lossPct, double p50ms, double p99ms,
-                  long samples, String srtp, double warmup, String loadAvg, String threads) {
+                  long samples, String srtp, double warmup, String loadAvg, String threads, String drops, boolean valid) {
         double cores() { return user + sys; }
         double perCpuSecond() { return cores() > 0 ? pktPerSec / cores() : 0; }
     }
+
+    /**
+     * A run counts only if the receivers got at least half the packets the pattern should produce: below that the
+     * server (or the load client) was starved or dropping, and packets per CPU-second would compare idle processes.
+     */
+    static boolean valid(double pktPerSec, double expected) { return pktPerSec >= 0.5 * expected; }
 
     record Scenario(String name, int load) {
         /** Subscriber-side packets/s the pattern should produce. */
@@ -87,24 +93,25 @@ public final class SideBySideBench {
             for (int r = 0; r < rounds; r++) {
                 // ABBA order, so a drift in the machine's load does not favour one server
                 boolean parleyFirst = r % 2 == 0;
-                Result a = run(parleyFirst ? parley : janus, sc, window, warmMin, warmMax);
+                Result a = attempt(parleyFirst ? parley : janus, parleyFirst ? "parley" : "janus", sc, window, warmMin, warmMax);
                 print(sc, r, rounds, a);
-                Result b = run(parleyFirst ? janus : parley, sc, window, warmMin, warmMax);
+                Result b = attempt(parleyFirst ? janus : parley, parleyFirst ? "janus" : "parley", sc, window, warmMin, warmMax);
                 print(sc, r, rounds, b);
                 Result p = parleyFirst ? a : b, j = parleyFirst ? b : a;
-                double ratio = j.perCpuSecond() > 0 && p.perCpuSecond() > 0 ? p.perCpuSecond() / j.perCpuSecond() : Double.NaN;
-                pr.add(p.perCpuSecond());
-                jr.add(j.perCpuSecond());
+                double ratio = p.valid() && j.valid() ? p.perCpuSecond() / j.perCpuSecond() : Double.NaN;
+                pr.add(p.valid() ? p.perCpuSecond() : Double.NaN);
+                jr.add(j.valid() ? j.perCpuSecond() : Double.NaN);
                 rr.add(ratio);
                 ratios.add(ratio);
-                System.out.printf("  round %d: parley/janus %.2f%n", r + 1, ratio);
+                System.out.printf("  round %d: parley/janus %s%n", r + 1, Double.isNaN(ratio) ? "n/a (a run was invalid)" : String.format("%.2f", ratio));
             }
-            String s = String.format("%s %d: packets per CPU-second parley %.0f, janus %.0f (medians), parley/janus %.2f (median of %d rounds; %s)",
-                    sc.name(), sc.load(), median(pr), median(jr), median(rr), rr.size(), fmt(rr));
+            String s = String.format("%s %d: packets per CPU-second parley %.0f, janus %.0f (medians of valid runs), parley/janus %.2f (median of %d rounds; %s)",
+                    sc.name(), sc.load(), median(pr), median(jr), median(rr), countValid(rr), fmt(rr));
             summary.append(s).append('\n');
         }
         System.out.print(summary);
-        String last = String.format("sfu vs janus: parley/janus packets per CPU-second %.2f (median of %d rounds)", median(ratios), ratios.size());
+        // K counts the rounds whose two runs were both valid
+        String last = String.format("sfu vs janus: parley/janus packets per CPU-second %.2f (median of %d rounds)", median(ratios), countValid(ratios));
         Files.createDirectories(Path.of("target"));
         Files.writeString(Path.of("target", "sfu-vs-janus-results.txt"), Instant.now() + "\n" + summary + last + "\n",
                 StandardOpenOption.CREATE, StandardOpenOption.APPEND);
@@ -117,14 +124,23 @@ public final class SideBySideBench {
                         + "%.0f pkt per CPU-second; loss %.2f%%, latency p50 %.2f ms p99 %.2f ms (%d samples); SRTP %s; warm-up %.0f s; load avg %s",
                 sc.name(), sc.load(), round + 1, rounds, r.server(), r.pktPerSec(), 100 * r.pktPerSec() / sc.expected(), r.cores(),
                 r.user(), r.sys(), r.perCpuSecond(), r.lossPct(), r.p50ms(), r.p99ms(), r.samples(), r.srtp(), r.warmup(), r.loadAvg());
-        System.out.println(line);
-        System.out.println("    " + r.server() + " CPU by thread, cores: " + r.threads());
+        System.out.println(line + (r.valid() ? "" : " -- INVALID: under half the expected packets, not counted"));
+        System.out.println("    " + r.server() + " CPU by thread, cores: " + r.threads() + "; server drops so far: " + r.drops());
+    }
+
+    /** A run that fails (a connection not set up on a starved machine, a server not starting) is an invalid run. */
+    private static Result attempt(Factory factory, String name, Scenario sc, int window, int warmMin, int warmMax) {
+        try {
+            return run(factory, sc, window, warmMin, warmMax);
+        } catch (Exception e) {
+            return new Result(name, 0, 0, 0, 0, 0, 0, 0, "-", 0, loadAverage(), "-", "run failed: " + e, false);
+        }
     }
 
     /** One server, one scenario: connect, send media, warm up, measure one window, tear down. */
     static Result run(Factory factory, Scenario sc, int window, int warmMin, int warmMax) throws Exception {
         MediaServer opened = factory.open();
-        if (opened == null) return new Result("-", 0, 0, 0, 0, 0, 0, 0, "-", 0, loadAverage(), "-");
+        if (opened == null) return new Result("-", 0, 0, 0, 0, 0, 0, 0, "-", 0, loadAverage(), "-", "-", false);
         Recorder latency = new Recorder(3);
         List<Publisher> pubs = new ArrayList<>();
         List<Subscriber> subs = new ArrayList<>();
@@ -169,9 +185,11 @@ public final class SideBySideBench {
         double secs = (t1 - t0) / 1e9;
         long expected = tot1[0] - tot0[0], got = tot1[1] - tot0[1];
         double loss = expected <= 0 ? 0 : Math.max(0, 100.0 * (expected - got) / expected);
-        return new Result(server.name(), (rx1 - rx0) / secs, (cpu1[0] - cpu0[0]) / secs, (cpu1[1] - cpu0[1]) / secs, loss,
+        double pps = (rx1 - rx0) / secs;
+        return new Result(server.name(), pps, (cpu1[0] - cpu0[0]) / secs, (cpu1[1] - cpu0[1]) / secs, loss,
                 h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getTotalCount(),
-                profiles(pubs, subs), warm, loadAverage(), ProcCpu.busiest(threads0, threads1, secs, 5));
+                profiles(pubs, subs), warm, loadAverage(), ProcCpu.busiest(threads0, threads1, secs, 5), server.drops(),
+                valid(pps, sc.expected()));
     }
 
     /** The same participants for both servers: publishers first, then the subscribers (4 set up at a time). */
@@ -282,9 +300,15 @@ public final class SideBySideBench {
         return s.size() % 2 == 1 ? s.get(m) : (s.get(m - 1) + s.get(m)) / 2;
     }
 
+    private static int countValid(List<Double> v) {
+        int n = 0;
+        for (double d : v) if (!Double.isNaN(d)) n++;
+        return n;
+    }
+
     private static String fmt(List<Double> v) {
         StringBuilder b = new StringBuilder();
-        for (double d : v) b.append(b.isEmpty() ? "" : ", ").append(String.format("%.2f", d));
+        for (double d : v) b.append(b.isEmpty() ? "" : ", ").append(Double.isNaN(d) ? "n/a" : String.format("%.2f", d));
         return b.toString();
     }
 
