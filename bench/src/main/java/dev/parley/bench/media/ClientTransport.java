@@ -21,59 +21,96 @@ import java.util.List;
 
 /**
  * The browser side of one peer connection, built on media-core's client roles: ICE controlling agent (Binding
- * requests with USE-CANDIDATE toward the SFU's ICE-lite candidate), DTLS client, SRTP. One UDP socket on
- * loopback, read by its own virtual thread.
+ * requests with USE-CANDIDATE toward the SFU's ICE-lite candidate; the peer's own checks are answered), DTLS client
+ * (or server, when the peer's description says {@code setup:active}, as Janus's answers do), SRTP. One UDP socket on
+ * loopback (or a given local address), read by its own virtual thread.
  */
-final class ClientTransport implements AutoCloseable {
-    interface MediaSink { void onSrtp(ClientTransport t, byte[] b, int len, long now); }
+public final class ClientTransport implements AutoCloseable {
+    public interface MediaSink { void onSrtp(ClientTransport t, byte[] b, int len, long now); }
 
-    static final DtlsCertificate CERT = DtlsCertificate.generate();
+    public static final DtlsCertificate CERT = DtlsCertificate.generate();
     /**
      * SRTP profiles offered in use_srtp ({@code -Dbench.srtp}): {@code both} (default) offers AES-GCM and AES-CM +
      * HMAC-SHA1 as Chromium does, so the SFU's preference decides; {@code hmac} offers only AES-CM + HMAC-SHA1
      * (the figures recorded before the SFU preferred GCM); {@code gcm} only AES-GCM.
      */
-    static final List<SrtpProfile> OFFERED_PROFILES = switch (System.getProperty("bench.srtp", "both")) {
+    public static final List<SrtpProfile> OFFERED_PROFILES = switch (System.getProperty("bench.srtp", "both")) {
         case "hmac" -> List.of(SrtpProfile.AES128_CM_HMAC_SHA1_80);
         case "gcm" -> List.of(SrtpProfile.AEAD_AES_128_GCM);
         default -> List.of(SrtpProfile.AEAD_AES_128_GCM, SrtpProfile.AES128_CM_HMAC_SHA1_80);
     };
     private static final SecureRandom RANDOM = new SecureRandom();
-    final IceCredentials local = IceCredentials.random();
+    public final IceCredentials local = IceCredentials.random();
     private final DatagramChannel ch;
     private final MediaSink sink;
     private volatile boolean iceDone, closed;
     private QueueDatagramTransport dtlsQueue;
     private String remoteUfrag;
     private byte[] remotePwd;
-    SrtpContext tx, rx;
+    public SrtpContext tx, rx;
 
-    ClientTransport(MediaSink sink) throws IOException {
+    public ClientTransport(MediaSink sink) throws IOException { this(sink, "127.0.0.1"); }
+
+    /**
+     * @param bindAddress a local address: 127.0.0.1 toward the Parley SFU; toward a server that only takes candidates
+     *     on a non-loopback interface (Janus), that interface's address, which is still delivered through loopback
+     */
+    public ClientTransport(MediaSink sink, String bindAddress) throws IOException {
         this.sink = sink;
         ch = DatagramChannel.open();
-        ch.bind(new InetSocketAddress("127.0.0.1", 0));
+        ch.bind(new InetSocketAddress(bindAddress, 0));
         ch.setOption(java.net.StandardSocketOptions.SO_RCVBUF, 1 << 20);
     }
 
     /** SDP lines common to each m= section of an offer. */
-    String transportLines() {
+    public String transportLines() { return transportLines("actpass"); }
+
+    /** The same with another DTLS role: {@code active} in an answer to an {@code actpass} offer (the client side). */
+    public String transportLines(String setup) {
         return "a=ice-ufrag:" + local.ufrag() + "\r\na=ice-pwd:" + local.pwd() + "\r\na=fingerprint:sha-256 " + CERT.fingerprint()
-                + "\r\na=setup:actpass\r\na=rtcp-mux\r\n";
+                + "\r\na=setup:" + setup + "\r\na=rtcp-mux\r\n";
     }
 
-    /** Applies the SFU's answer: ICE checks until answered, then the DTLS handshake (blocking). */
-    void connect(String answerSdp) throws IOException {
+    /** The UDP port the client's candidate is on (for a trickled candidate). */
+    public int localPort() throws IOException { return ((InetSocketAddress) ch.getLocalAddress()).getPort(); }
+
+    /** Applies the SFU's answer: ICE checks until answered, then the DTLS handshake as client (blocking). */
+    public void connect(String answerSdp) throws IOException {
         SessionDescription a = SessionDescription.parse(answerSdp);
         MediaSection m = a.media().get(0);
-        remoteUfrag = a.attribute(m, "ice-ufrag");
-        remotePwd = a.attribute(m, "ice-pwd").getBytes(StandardCharsets.UTF_8);
-        String fp = a.attribute(m, "fingerprint").substring(8);
         int port = -1;
         for (String c : m.attributes("candidate")) {
             String[] f = c.split(" ");
             if (f[2].equals("udp")) port = Integer.parseInt(f[5]);
         }
-        ch.connect(new InetSocketAddress("127.0.0.1", port));
+        connect(a, new InetSocketAddress("127.0.0.1", port), false);
+    }
+
+    /**
+     * Applies another server's description (an answer, or the offer this client answers): ICE toward its first UDP
+     * host candidate at the address it names, then DTLS as server ({@code setup:active} remote) or client.
+     */
+    public void connect(String remoteSdp, boolean dtlsServer) throws IOException {
+        SessionDescription a = SessionDescription.parse(remoteSdp);
+        InetSocketAddress remote = null;
+        for (MediaSection m : a.media()) {
+            for (String c : m.attributes("candidate")) {
+                String[] f = c.split(" ");
+                if (remote == null && f.length > 7 && f[2].equalsIgnoreCase("udp") && f[7].equals("host")) {
+                    remote = new InetSocketAddress(f[4], Integer.parseInt(f[5]));
+                }
+            }
+        }
+        if (remote == null) throw new IOException("no UDP host candidate in the remote description");
+        connect(a, remote, dtlsServer);
+    }
+
+    private void connect(SessionDescription a, InetSocketAddress remote, boolean dtlsServer) throws IOException {
+        MediaSection m = a.media().get(0);
+        remoteUfrag = a.attribute(m, "ice-ufrag");
+        remotePwd = a.attribute(m, "ice-pwd").getBytes(StandardCharsets.UTF_8);
+        String fp = a.attribute(m, "fingerprint").substring(8);
+        ch.connect(remote);
         dtlsQueue = new QueueDatagramTransport((b, o, l) -> send(b, o, l));
         Thread.ofVirtual().start(this::receiveLoop);
         long deadline = System.nanoTime() + 10_000_000_000L;
@@ -82,7 +119,7 @@ final class ClientTransport implements AutoCloseable {
             check();
             try { Thread.sleep(50); } catch (InterruptedException e) { Thread.currentThread().interrupt(); return; }
         }
-        DtlsEndpoint dtls = new DtlsEndpoint(false, CERT, fp, OFFERED_PROFILES, dtlsQueue);
+        DtlsEndpoint dtls = new DtlsEndpoint(dtlsServer, CERT, fp, OFFERED_PROFILES, dtlsQueue);
         DtlsSrtpKeys keys = dtls.handshake();
         tx = keys.outbound();
         rx = keys.inbound();
@@ -90,7 +127,7 @@ final class ClientTransport implements AutoCloseable {
     }
 
     /** Connectivity check / consent refresh (RFC 7675). */
-    void check() {
+    public void check() {
         byte[] tid = new byte[12];
         RANDOM.nextBytes(tid);
         byte[] b = new byte[256];
@@ -99,7 +136,7 @@ final class ClientTransport implements AutoCloseable {
         send(b, 0, n);
     }
 
-    void send(byte[] b, int off, int len) {
+    public void send(byte[] b, int off, int len) {
         try {
             ch.write(ByteBuffer.wrap(b, off, len));
         } catch (IOException e) {
@@ -120,6 +157,7 @@ final class ClientTransport implements AutoCloseable {
                 if (first < 4) {
                     Stun.Message m = Stun.parse(b, 0, len);
                     if (m != null && m.type == Stun.BINDING_SUCCESS && Stun.verify(b, 0, m, remotePwd)) iceDone = true;
+                    else if (m != null && m.type == Stun.BINDING_REQUEST) answerCheck(m, b);
                 } else if (first >= 20 && first < 64) {
                     dtlsQueue.offer(b, 0, len);
                 } else if (first >= 128 && first < 192 && rx != null) {
@@ -129,6 +167,17 @@ final class ClientTransport implements AutoCloseable {
         } catch (IOException e) {
             // closed
         }
+    }
+
+    /**
+     * Answers the server's own connectivity checks (a full ICE agent, or libnice in lite mode, which still sends
+     * triggered checks and fails the pair without an answer; the Parley SFU sends none).
+     */
+    private void answerCheck(Stun.Message m, byte[] b) throws IOException {
+        byte[] pwd = local.pwdBytes();
+        if (m.username == null || !m.username.startsWith(local.ufrag() + ":") || !Stun.verify(b, 0, m, pwd)) return;
+        byte[] out = new byte[128];
+        send(out, 0, Stun.writeBindingSuccess(out, 0, m.transactionId, (InetSocketAddress) ch.getRemoteAddress(), pwd));
     }
 
     @Override

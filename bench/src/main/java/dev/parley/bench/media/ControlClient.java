@@ -15,7 +15,7 @@ import java.time.Duration;
 import java.util.Collection;
 
 /** Plays the controller toward the SFU's internal API: tickets, transports, grant renewals. */
-final class ControlClient {
+public final class ControlClient {
     static final long EPOCH = 1;
     private final ObjectMapper json = new ObjectMapper();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -25,14 +25,14 @@ final class ControlClient {
     private final String pod;
     private long version = 1;
 
-    ControlClient(int port, String secret, TicketSigner signer, String pod) {
+    public ControlClient(int port, String secret, TicketSigner signer, String pod) {
         this.base = "http://127.0.0.1:" + port;
         this.secret = secret;
         this.signer = signer;
         this.pod = pod;
     }
 
-    boolean ready() {
+    public boolean ready() {
         try {
             return http.send(HttpRequest.newBuilder(URI.create(base + "/healthz")).build(), HttpResponse.BodyHandlers.discarding())
                     .statusCode() == 200;
@@ -44,7 +44,7 @@ final class ControlClient {
         }
     }
 
-    String createTransport(String meeting, String pid, String kind, String offer) throws IOException, InterruptedException {
+    public String createTransport(String meeting, String pid, String kind, String offer) throws IOException, InterruptedException {
         ObjectNode b = json.createObjectNode();
         b.put("meeting_id", meeting).put("participant_id", pid).put("transport_generation", 1).put("controller_epoch", EPOCH)
                 .put("kind", kind).put("connect_ticket", signer.issue(meeting, pid, 1, pod, "bench", Duration.ofSeconds(30)).token())
@@ -54,14 +54,14 @@ final class ControlClient {
         return r.get("sdp_answer").asText();
     }
 
-    void renew(String meeting, Collection<String> pids) throws IOException, InterruptedException {
+    public void renew(String meeting, Collection<String> pids) throws IOException, InterruptedException {
         ObjectNode b = json.createObjectNode().put("meeting_id", meeting).put("controller_epoch", EPOCH);
         ArrayNode a = b.putArray("grants");
         for (String p : pids) a.add(grant(p));
         send("PUT", "/internal/v1/grants", b);
     }
 
-    String metrics() throws IOException, InterruptedException {
+    public String metrics() throws IOException, InterruptedException {
         return http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 

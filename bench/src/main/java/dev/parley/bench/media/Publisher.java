@@ -9,12 +9,15 @@ import java.security.SecureRandom;
  * A publishing participant's packet pattern, close to Chrome's: Opus 20 ms frames (~100 B) and VP8 with three
  * simulcast layers (q: 15 fps × 1 packet, h: 30 fps × 2, f: 30 fps × 4 of ~1000 B; keyframes on PLI and every
  * 5 s). Each packet's payload ends with its send time (System.nanoTime, same clock for every process here).
+ * Without simulcast ({@link #Publisher(String, boolean)}) only the f layer is sent, as one plain VP8 stream: the
+ * pattern of the side-by-side comparison with other servers (bench.janus), whose subscribers get the same packets.
  */
-final class Publisher implements ClientTransport.MediaSink {
+public final class Publisher implements ClientTransport.MediaSink {
     static final int MID_EXT = 4, RID_EXT = 10;
     private static final SecureRandom RANDOM = new SecureRandom();
-    final String pid;
-    ClientTransport transport;
+    public final String pid;
+    public ClientTransport transport;
+    private final boolean simulcast;
     private final int audioSsrc = RANDOM.nextInt() | 1;
     private final int[] videoSsrc = {RANDOM.nextInt() | 1, RANDOM.nextInt() | 1, RANDOM.nextInt() | 1};
     private final int[] seq = new int[4];
@@ -25,34 +28,43 @@ final class Publisher implements ClientTransport.MediaSink {
     private static final String[] RIDS = {"q", "h", "f"};
     private static final int[] WIDTH = {320, 640, 1280}, HEIGHT = {180, 360, 720};
     private static final int[] PACKETS = {1, 2, 4}, SIZE = {400, 700, 1000};
-    long sent;
+    public long sent;
 
-    Publisher(String pid) { this.pid = pid; }
+    Publisher(String pid) { this(pid, true); }
 
-    String offer(ClientTransport t) {
+    /** @param simulcast false: one VP8 stream (the f layer's pattern), no rid extension, its SSRC in the offer */
+    public Publisher(String pid, boolean simulcast) {
+        this.pid = pid;
+        this.simulcast = simulcast;
+    }
+
+    public String offer(ClientTransport t) {
         String tl = t.transportLines();
+        String video = simulcast
+                ? "a=extmap:" + RID_EXT + " urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id\r\na=sendonly\r\n"
+                  + "a=rtpmap:96 VP8/90000\r\na=rtcp-fb:96 nack\r\na=rtcp-fb:96 nack pli\r\na=rtcp-fb:96 goog-remb\r\n"
+                  + "a=rid:q send\r\na=rid:h send\r\na=rid:f send\r\na=simulcast:send q;h;f\r\n"
+                : "a=sendonly\r\na=rtpmap:96 VP8/90000\r\na=rtcp-fb:96 nack\r\na=rtcp-fb:96 nack pli\r\na=rtcp-fb:96 goog-remb\r\n"
+                  + "a=ssrc:" + (videoSsrc[2] & 0xFFFFFFFFL) + " cname:bench\r\n";
         return "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0 1\r\n"
                 + "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\n" + tl + "a=mid:0\r\n"
                 + "a=extmap:" + MID_EXT + " urn:ietf:params:rtp-hdrext:sdes:mid\r\na=sendonly\r\n"
                 + "a=rtpmap:111 opus/48000/2\r\na=fmtp:111 minptime=10;useinbandfec=1\r\na=ssrc:" + (audioSsrc & 0xFFFFFFFFL) + " cname:bench\r\n"
                 + "m=video 9 UDP/TLS/RTP/SAVPF 96\r\nc=IN IP4 0.0.0.0\r\n" + tl + "a=mid:1\r\n"
-                + "a=extmap:" + MID_EXT + " urn:ietf:params:rtp-hdrext:sdes:mid\r\n"
-                + "a=extmap:" + RID_EXT + " urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id\r\na=sendonly\r\n"
-                + "a=rtpmap:96 VP8/90000\r\na=rtcp-fb:96 nack\r\na=rtcp-fb:96 nack pli\r\na=rtcp-fb:96 goog-remb\r\n"
-                + "a=rid:q send\r\na=rid:h send\r\na=rid:f send\r\na=simulcast:send q;h;f\r\n";
+                + "a=extmap:" + MID_EXT + " urn:ietf:params:rtp-hdrext:sdes:mid\r\n" + video;
     }
 
     /** Called every 10 ms by the load driver; tick counts 10 ms steps. */
-    void tick(long tick) {
+    public void tick(long tick) {
         if (tick % 2 == 0) sendAudio();
         if (tick % 3 == 0) {                      // ~30 fps
             frames++;
             if (frames % 150 == 0) { keyframeWanted[0] = keyframeWanted[1] = keyframeWanted[2] = true; }
-            for (int l = 0; l < 3; l++) if (l > 0 || frames % 2 == 0) sendFrame(l);
+            for (int l = simulcast ? 0 : 2; l < 3; l++) if (l > 0 || frames % 2 == 0) sendFrame(l);
         }
     }
 
-    private int header(int ssrc, int stream, int pt, long ts, boolean marker, String rid) {
+    private int header(int ssrc, int stream, int pt, long ts, boolean marker, char mid, String rid) {
         byte[] b = buf;
         b[0] = (byte) 0x90;
         b[1] = (byte) ((marker ? 0x80 : 0) | pt);
@@ -65,7 +77,7 @@ final class Publisher implements ClientTransport.MediaSink {
         RtpPacket.writeUint16(b, p + 2, words);
         p += 4;
         int start = p;
-        b[p++] = (byte) ((MID_EXT << 4)); b[p++] = (byte) (rid == null ? '0' : '1');
+        b[p++] = (byte) ((MID_EXT << 4)); b[p++] = (byte) mid;
         if (rid != null) { b[p++] = (byte) (RID_EXT << 4); b[p++] = (byte) rid.charAt(0); }
         while (p - start < words * 4) b[p++] = 0;
         return p;
@@ -73,7 +85,7 @@ final class Publisher implements ClientTransport.MediaSink {
 
     private void sendAudio() {
         long now = System.nanoTime();
-        int p = header(audioSsrc, 3, 111, now / 20_833, false, null);   // 48 kHz clock
+        int p = header(audioSsrc, 3, 111, now / 20_833, false, '0', null);   // 48 kHz clock
         for (int i = 0; i < 92; i++) buf[p + i] = (byte) i;
         p += 92;
         p = stamp(p, now);
@@ -87,7 +99,7 @@ final class Publisher implements ClientTransport.MediaSink {
         int packets = key ? PACKETS[layer] * 3 : PACKETS[layer];
         int pid = pictureId[layer]++ & 0x7FFF;
         for (int i = 0; i < packets; i++) {
-            int p = header(videoSsrc[layer], layer, 96, now / 11_111, i == packets - 1, RIDS[layer]);
+            int p = header(videoSsrc[layer], layer, 96, now / 11_111, i == packets - 1, '1', simulcast ? RIDS[layer] : null);
             buf[p++] = (byte) (i == 0 ? 0x90 : 0x80);      // X, S on the first packet, partition 0
             buf[p++] = (byte) 0x80;                        // I: picture id present
             buf[p++] = (byte) (0x80 | (pid >>> 8));

@@ -13,11 +13,11 @@ import java.util.List;
 import java.util.Map;
 
 /** Runs sfu-pod.jar as its own process (so its CPU time can be read from /proc/&lt;pid&gt;/stat) on loopback. */
-final class SfuProcess implements AutoCloseable {
+public final class SfuProcess implements AutoCloseable {
     private final Process process;
-    final int internalPort;
+    public final int internalPort;
 
-    SfuProcess(Path jar, String secret, String ticketJwk, String pod) throws IOException {
+    public SfuProcess(Path jar, String secret, String ticketJwk, String pod) throws IOException {
         internalPort = FreePorts.tcp();
         String java = ProcessHandle.current().info().command().orElse("java");   // the same JDK as the bench
         List<String> cmd = new ArrayList<>(List.of(java, "-Xms512m", "-Xmx1g", "-XX:+UseParallelGC",
@@ -33,7 +33,7 @@ final class SfuProcess implements AutoCloseable {
         process = pb.start();
     }
 
-    long pid() { return process.pid(); }
+    public long pid() { return process.pid(); }
 
     /** utime + stime of the SFU process in seconds. */
     double cpuSeconds() throws IOException {
@@ -42,7 +42,7 @@ final class SfuProcess implements AutoCloseable {
     }
 
     /** utime and stime (kernel: syscalls, loopback delivery to the receivers) of the SFU process in seconds. */
-    double[] userSystemSeconds() throws IOException {
+    public double[] userSystemSeconds() throws IOException {
         String stat = Files.readString(Path.of("/proc/" + process.pid() + "/stat"));
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         // after "pid (comm) ", field 3 is index 0: utime is field 14 → index 11, stime field 15 → index 12
@@ -54,7 +54,7 @@ final class SfuProcess implements AutoCloseable {
      * the process (media event loop, JIT compilers, GC, internal API) the measured CPU went to. Threads of the same
      * name (GC workers, compiler threads) are summed. Values: {user, system}.
      */
-    Map<String, double[]> threadCpuSeconds() {
+    public Map<String, double[]> threadCpuSeconds() {
         Map<String, double[]> r = new java.util.TreeMap<>();
         try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/" + process.pid() + "/task"))) {
             for (Path t : (Iterable<Path>) tasks::iterator) {

@@ -10,17 +10,17 @@ import java.util.Map;
  * 4th to read the send time at the end of the payload (latency) without the load client eating the CPU the
  * SFU is measured on.
  */
-final class Subscriber implements ClientTransport.MediaSink {
-    final String pid;
+public final class Subscriber implements ClientTransport.MediaSink {
+    public final String pid;
     final int slots;
-    ClientTransport transport;
+    public ClientTransport transport;
     private final Recorder latencyMicros;
     private final Map<Integer, long[]> streams = new java.util.concurrent.ConcurrentHashMap<>();   // ssrc → {first ext seq, highest ext seq, received}
     private long counter;
-    volatile long received;
-    long authFailures;
+    public volatile long received;
+    public long authFailures;
 
-    Subscriber(String pid, int slots, Recorder latencyMicros) {
+    public Subscriber(String pid, int slots, Recorder latencyMicros) {
         this.pid = pid;
         this.slots = slots;
         this.latencyMicros = latencyMicros;
@@ -48,7 +48,7 @@ final class Subscriber implements ClientTransport.MediaSink {
         if (n > 0) transport.send(b, 0, n);
     }
 
-    String offer(ClientTransport t) {
+    public String offer(ClientTransport t) {
         String tl = t.transportLines();
         StringBuilder sb = new StringBuilder("v=0\r\no=- 2 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE");
         for (int i = 0; i < 2 * slots; i++) sb.append(' ').append(i);
@@ -91,7 +91,7 @@ final class Subscriber implements ClientTransport.MediaSink {
     }
 
     /** {expected, received} over every stream so far. */
-    synchronized long[] totals() {
+    public synchronized long[] totals() {
         long expected = 0, got = 0;
         for (long[] s : streams.values()) { expected += s[1] - s[0] + 1; got += s[2]; }
         return new long[]{expected, got};
