@@ -185,6 +185,11 @@ public class SignalingSocket {
                 default -> error(c, "unknown_message", "unknown message type '" + type + "'");
             }
         } catch (RuntimeException e) {
+            if (e instanceof Db.DbException db && db.connectionFailure()) {
+                LOG.warn("signaling message {}: database unreachable", type);
+                error(c, "database_unavailable", "the database is not reachable; retry later");
+                return;
+            }
             LOG.warn("signaling message {} failed: {}", type, e.toString());
             error(c, "internal_error", "the message could not be processed");
         }
