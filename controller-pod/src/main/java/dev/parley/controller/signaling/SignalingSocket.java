@@ -3,6 +3,7 @@ package dev.parley.controller.signaling;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.api.ApiException;
 import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.control.Cursor;
@@ -161,6 +162,14 @@ public class SignalingSocket {
             msg = (ObjectNode) n;
         } catch (Exception e) {
             error(c, "malformed_json", "message is not valid JSON");
+            return;
+        }
+        try {
+            JsonBody.requireStorableText(msg); // the same rule as request bodies: nothing PostgreSQL cannot hold
+        } catch (ApiException e) {
+            ObjectNode o = errorMessage(e.code(), e.getMessage());
+            e.extra().forEach((k, v) -> o.put(k, String.valueOf(v)));
+            registry.sendRaw(c, o);
             return;
         }
         String type = msg.get("type").asText();
