@@ -8,9 +8,8 @@ import java.util.UUID;
 
 /**
  * Who counts as a host of a recorded meeting, for downloads and for the object keys in the meeting's recording
- * list. Roles are per participant and the host role does
- * not outlive the meeting (leaving or the end demotes the host to attendee), while downloads usually come after
- * the end. So a host is: the meeting's organizer, the principal who started the recording (a host or cohost at
+ * list. Roles are per participant and the host role does not outlive the meeting (leaving or the end demotes the
+ * host to attendee), while downloads usually come after the end. So a host is: the meeting's organizer, the principal who started the recording (a host or cohost at
  * that moment), or a principal who is host or cohost of the meeting now (not removed).
  */
 final class RecordingHosts {

@@ -51,8 +51,7 @@ public final class WsClient implements AutoCloseable {
 
                     @Override
                     public void onError(WebSocket webSocket, Throwable error) {
-                        closed = true;
-                        closedLatch.countDown();
+                        closedLatch.countDown(); // no close code: the connection failed
                     }
                 }).join();
     }
