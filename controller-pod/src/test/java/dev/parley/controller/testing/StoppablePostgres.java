@@ -25,12 +25,45 @@ public final class StoppablePostgres implements AfterAllCallback {
     public StoppablePostgres() {
         try {
             dataDir = Files.createTempDirectory("parley-pg-stoppable-");
-            server = EmbeddedPostgresLauncher.builder(dataDir, 0, false).start();
-            port = server.getPort();
+            port = portOutsideEphemeralRange();
+            server = EmbeddedPostgresLauncher.builder(dataDir, port, false).start();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> Directories.deleteTree(dataDir), "stoppable-postgres-rm"));
         } catch (Exception e) {
             throw new IllegalStateException("could not start a dedicated PostgreSQL", e);
         }
+    }
+
+    /**
+     * While the server is stopped its port is free, and a port of the ephemeral range may meanwhile become the local
+     * port of any outgoing connection on the machine (it happened: "could not bind … Address already in use" at the
+     * restart). A listening port below that range is never handed out that way, and other fixtures take ports from
+     * the OS (port 0), which come from the ephemeral range.
+     */
+    private static int portOutsideEphemeralRange() throws Exception {
+        int low = 32768;
+        Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+        if (Files.isReadable(range)) {
+            try (var in = Files.newInputStream(range)) { // not readString: /proc files report size 0
+                low = Integer.parseInt(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII)
+                        .trim().split("\\s+")[0]);
+            }
+        }
+        if (low < 2000) {
+            low = 32768;
+        }
+        int from = Math.min(15000, low - 1000);
+        var rnd = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int p = rnd.nextInt(from, low);
+            try (var socket = new java.net.ServerSocket()) {
+                socket.setReuseAddress(false);
+                socket.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), p));
+                return p;
+            } catch (java.io.IOException taken) {
+                // try another
+            }
+        }
+        throw new IllegalStateException("no free port below the ephemeral range " + low);
     }
 
     /** A new database on this server (for {@link ControllerHarness#onDatabase}). */
