@@ -75,7 +75,69 @@ public final class JsonBody {
         if (n == null || !n.isObject()) {
             throw ApiException.badRequest("invalid_body", "request body must be a JSON object");
         }
+        requireStorableText(n);
         return (ObjectNode) n;
+    }
+
+    /**
+     * Refuses any string in the tree (value or field name) that PostgreSQL text and jsonb cannot hold: U+0000
+     * (rejected by the server, which used to surface as a database failure) or an unpaired UTF-16 surrogate (no
+     * character at all; the driver silently stored it as '?'). Checked once for the whole body, before any field
+     * is read, so every endpoint and every signaling message gets the same 400 {@code invalid_field} naming the
+     * field ({@code a.b[0].c}; for a bad field name, the object holding it).
+     */
+    public static void requireStorableText(JsonNode n) {
+        String bad = unstorable(n, "");
+        if (bad != null) {
+            String field = bad.isEmpty() ? "body" : bad;
+            throw ApiException.badRequest("invalid_field", "field '" + field
+                    + "' must not contain U+0000 (NUL) or unpaired UTF-16 surrogates").with("field", field);
+        }
+    }
+
+    /** Path of the first unstorable string below {@code n} ({@code path} is n's), or null when there is none. */
+    private static String unstorable(JsonNode n, String path) {
+        if (n.isTextual()) {
+            return storable(n.textValue()) ? null : path;
+        }
+        if (n.isObject()) {
+            for (var it = n.fields(); it.hasNext(); ) {
+                var e = it.next();
+                if (!storable(e.getKey())) {
+                    return path;
+                }
+                String bad = unstorable(e.getValue(), path.isEmpty() ? e.getKey() : path + "." + e.getKey());
+                if (bad != null) {
+                    return bad;
+                }
+            }
+        } else if (n.isArray()) {
+            for (int i = 0; i < n.size(); i++) {
+                String bad = unstorable(n.get(i), path + "[" + i + "]");
+                if (bad != null) {
+                    return bad;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** No U+0000 and every surrogate in a high-low pair. */
+    static boolean storable(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            if (c == 0) {
+                return false;
+            }
+            if (Character.isSurrogate(c)) {
+                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    i++;
+                } else {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** Checks the Idempotency-Key header. */

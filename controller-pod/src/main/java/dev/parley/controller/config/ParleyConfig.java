@@ -37,7 +37,9 @@ public record ParleyConfig(
         int meetingMaxParticipants,
         int maxBodyBytes,
         long grantRenewMillis,
-        long reconnectGraceMillis) {
+        long reconnectGraceMillis,
+        long signalingJoinTimeoutMillis,
+        int signalingMaxUnjoinedPerSource) {
 
     public static ParleyConfig fromEnv() {
         return from(System::getenv);
@@ -80,7 +82,9 @@ public record ParleyConfig(
                 Integer.parseInt(or(e.apply("PARLEY_MEETING_MAX_PARTICIPANTS"), "100")),
                 Integer.parseInt(or(e.apply("PARLEY_MAX_BODY_BYTES"), "65536")),
                 Long.parseLong(or(e.apply("PARLEY_GRANT_RENEW_MILLIS"), "1000")),
-                Long.parseLong(or(e.apply("PARLEY_RECONNECT_GRACE_MILLIS"), "30000")));
+                Long.parseLong(or(e.apply("PARLEY_RECONNECT_GRACE_MILLIS"), "30000")),
+                Long.parseLong(or(e.apply("PARLEY_SIGNALING_JOIN_TIMEOUT_MILLIS"), "10000")),
+                Integer.parseInt(or(e.apply("PARLEY_SIGNALING_MAX_UNJOINED_PER_SOURCE"), "32")));
     }
 
     /** Local mode without configured keys gets a random HMAC secret (tokens then come from /v1/dev/tokens). */
@@ -151,6 +155,8 @@ public record ParleyConfig(
                 + ", ticketKey=" + (ticketPrivateJwk != null ? "configured" : "generated")
                 + ", turnSecrets=" + turnSecrets.size() + ", turnUrls=" + turnUrls
                 + ", webhooks=" + webhookUrls.size() + ", internalSecret=" + (internalSecret != null ? "***" : "none")
+                + ", signalingJoinTimeout=" + signalingJoinTimeoutMillis + "ms, signalingMaxUnjoinedPerSource="
+                + (signalingMaxUnjoinedPerSource > 0 ? String.valueOf(signalingMaxUnjoinedPerSource) : "unlimited")
                 + "]";
     }
 }

@@ -3,6 +3,8 @@ package dev.parley.controller.db;
 import dev.parley.controller.api.ApiException;
 import io.micronaut.data.connection.ConnectionDefinition;
 import io.micronaut.data.connection.ConnectionOperations;
+import io.micronaut.data.connection.exceptions.ConnectionException;
+import io.micronaut.data.connection.jdbc.exceptions.CannotGetJdbcConnectionException;
 import io.micronaut.data.exceptions.DataAccessException;
 import io.micronaut.transaction.TransactionDefinition;
 import io.micronaut.transaction.TransactionOperations;
@@ -61,6 +63,8 @@ public class Db {
             });
         } catch (SqlFailure e) {
             throw translate((SQLException) e.getCause());
+        } catch (CannotGetJdbcConnectionException | ConnectionException e) {
+            throw new DbException(e); // no connection at all: PostgreSQL is down or unreachable
         }
     }
 
@@ -96,12 +100,17 @@ public class Db {
             });
         } catch (SqlFailure e) {
             throw translate((SQLException) e.getCause());
+        } catch (CannotGetJdbcConnectionException | ConnectionException e) {
+            throw new DbException(e); // no connection at all: PostgreSQL is down or unreachable
         } catch (DataAccessException | TransactionException e) {
             // repository or commit failures: translate the database's error when there is one
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof SQLException sql) {
                     throw translate(sql);
                 }
+            }
+            if (DbFailures.isConnectionFailure(e)) {
+                throw new DbException(e);
             }
             throw e;
         }
@@ -125,16 +134,32 @@ public class Db {
         return new DbException(e);
     }
 
-    /** An unexpected database failure (rendered as 500/503 without details). */
+    /**
+     * A database failure the request cannot recover from: PostgreSQL unreachable ({@link #connectionFailure()}) or
+     * a statement that failed; rendered by {@link DbExceptionHandler} without details.
+     */
     public static final class DbException extends RuntimeException {
         private static final long serialVersionUID = 1L;
+        private final String sqlState;
 
         public DbException(SQLException cause) {
             super("database error: " + cause.getSQLState(), cause);
+            this.sqlState = cause.getSQLState();
+        }
+
+        /** No connection could be had (the pool's own failure, which may carry no SQLException). */
+        DbException(RuntimeException cause) {
+            super("database unreachable", cause);
+            this.sqlState = null;
         }
 
         public String sqlState() {
-            return ((SQLException) getCause()).getSQLState();
+            return sqlState;
+        }
+
+        /** PostgreSQL could not be reached or went away: retrying later can succeed. */
+        public boolean connectionFailure() {
+            return DbFailures.isConnectionFailure(getCause());
         }
     }
 }

@@ -32,6 +32,9 @@ import java.util.UUID;
 public class RecordingsController {
     private static final String COLS = "job_id, meeting_id, state, generation, stop_requested, missing_ranges::text, "
             + "object_location, created_at, updated_at";
+    /** {@link #COLS} of the job {@code j}, for queries that join {@code meetings m}. */
+    private static final String LIST_COLS = "j.job_id, j.meeting_id, j.state, j.generation, j.stop_requested, "
+            + "j.missing_ranges::text, j.object_location, j.created_at, j.updated_at";
     private final Db db;
     private final RecordingStorage storage;
 
@@ -40,6 +43,10 @@ public class RecordingsController {
         this.storage = storage;
     }
 
+    /**
+     * The meeting's recording jobs for anyone of its tenant (the in-meeting indicator: states, no links); the
+     * object key ({@code download_location}) only for the hosts of each job ({@link RecordingHosts}).
+     */
     @Get("/meetings/{meetingId}/recordings")
     public HttpResponse<String> list(@PathVariable String meetingId, Authentication auth) {
         Caller caller = Caller.of(auth);
@@ -48,12 +55,18 @@ public class RecordingsController {
             MeetingService.requireTenant(MeetingRow.load(c, m, false), caller);
             ObjectNode out = JsonBody.obj();
             ArrayNode items = out.putArray("recordings");
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + COLS + " FROM recording_jobs WHERE meeting_id = ? "
-                    + "ORDER BY created_at")) {
-                ps.setObject(1, m);
+            // the object key is the hosts' (as the download is); everyone else of the tenant sees the states
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + LIST_COLS + ", " + RecordingHosts.IS_HOST
+                    + " FROM recording_jobs j JOIN meetings m ON m.meeting_id = j.meeting_id WHERE j.meeting_id = ? "
+                    + "ORDER BY j.created_at")) {
+                ps.setObject(RecordingHosts.bind(ps, 1, caller.principalId()), m);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        items.add(row(rs));
+                        ObjectNode row = row(rs);
+                        if (!rs.getBoolean(10)) {
+                            row.remove("download_location");
+                        }
+                        items.add(row);
                     }
                 }
             }

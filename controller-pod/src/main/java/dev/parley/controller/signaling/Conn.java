@@ -15,7 +15,13 @@ final class Conn {
     volatile long epoch;
     volatile String sfuPod;
     volatile String deviceKey;
-    volatile long lastSeenNanos = System.nanoTime();
+    /** When the socket opened (nanoTime): the join bound counts from here, whatever the socket sends. */
+    final long openedNanos = System.nanoTime();
+    volatile long lastSeenNanos = openedNanos;
+    /** The source address whose unjoined slot this socket holds (null: none; guarded by this). */
+    String unjoinedSource;
+    /** Closes the socket if it has not joined in time (cancelled on join and close). */
+    volatile java.util.concurrent.Future<?> joinDeadline;
     volatile boolean left;
     volatile long admittedAtMillis;
     volatile boolean mediaReadyRecorded;

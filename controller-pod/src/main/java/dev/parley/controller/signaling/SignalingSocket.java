@@ -3,6 +3,7 @@ package dev.parley.controller.signaling;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.api.ApiException;
 import dev.parley.controller.api.JsonBody;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.control.Cursor;
@@ -28,6 +29,7 @@ import dev.parley.platform.ticket.TicketRejectedException;
 import dev.parley.platform.ticket.TicketSigner;
 import dev.parley.platform.ticket.TicketVerifier;
 import io.micrometer.core.instrument.Timer;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.security.annotation.Secured;
 import io.micronaut.security.rules.SecurityRule;
 import io.micronaut.websocket.CloseReason;
@@ -62,7 +64,10 @@ import java.util.concurrent.TimeUnit;
 public class SignalingSocket {
     private static final Logger LOG = LoggerFactory.getLogger(SignalingSocket.class);
     static final long IDLE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
-    static final long JOIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** A socket that has not joined within {@code PARLEY_SIGNALING_JOIN_TIMEOUT_MILLIS} of its opening. */
+    static final CloseReason JOIN_TIMEOUT = new CloseReason(4408, "join_timeout");
+    /** Refused at opening: its source address holds {@code PARLEY_SIGNALING_MAX_UNJOINED_PER_SOURCE} unjoined sockets. */
+    static final CloseReason TOO_MANY_UNJOINED = new CloseReason(4429, "too_many_unjoined");
 
     private final SessionRegistry registry;
     private final TicketVerifier verifier;
@@ -92,6 +97,8 @@ public class SignalingSocket {
     private final SerialExecutor[] presenceLanes = new SerialExecutor[PRESENCE_STRIPES];
     private final Object[] presenceLocks = new Object[PRESENCE_STRIPES];
     private final PodLink link;
+    private final UnjoinedSockets unjoined;
+    private final long joinTimeoutNanos;
 
     public SignalingSocket(SessionRegistry registry, TicketVerifier verifier, TicketSigner signer, Ownership ownership,
                            Db db, GrantService grants, SfuClient sfus, SfuSelector selector,
@@ -114,12 +121,44 @@ public class SignalingSocket {
         this.participants = participants;
         this.cfg = cfg;
         this.joinToMediaReady = metrics.joinToMediaReady();
+        this.unjoined = new UnjoinedSockets(cfg.signalingMaxUnjoinedPerSource());
+        this.joinTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(cfg.signalingJoinTimeoutMillis());
         timers.scheduleWithFixedDelay(this::sweep, 5, 5, TimeUnit.SECONDS);
     }
 
+    /**
+     * The unjoined phase is bounded from here: the socket must join within the join timeout, however much else it
+     * sends (pings keep only joined sockets alive), and its source address may hold only so many unjoined sockets.
+     */
     @OnOpen
-    public void onOpen(WebSocketSession session) {
-        conn(session);
+    public void onOpen(WebSocketSession session, HttpRequest<?> request) {
+        Conn c = conn(session);
+        if (!unjoined.admit(c, source(request))) {
+            conns.remove(session.getId(), c);
+            LOG.debug("socket from {} refused: too many unjoined sockets", source(request));
+            session.close(TOO_MANY_UNJOINED);
+            return;
+        }
+        c.joinDeadline = timers.schedule(() -> {
+            if (!c.joined() && c.session.isOpen()) {
+                c.session.close(JOIN_TIMEOUT);
+            }
+        }, joinTimeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** The peer address of the socket's TCP connection (behind a proxy: the proxy's). */
+    private static String source(HttpRequest<?> request) {
+        java.net.InetSocketAddress a = request.getRemoteAddress();
+        return a == null || a.getAddress() == null ? String.valueOf(a) : a.getAddress().getHostAddress();
+    }
+
+    /** The socket no longer counts as unjoined: it joined or closed. */
+    private void leftUnjoinedPhase(Conn c) {
+        unjoined.release(c);
+        java.util.concurrent.Future<?> deadline = c.joinDeadline;
+        if (deadline != null) {
+            deadline.cancel(false);
+        }
     }
 
     /** The socket's state; created on first use because a message may be dispatched before onOpen has run. */
@@ -141,6 +180,7 @@ public class SignalingSocket {
     public void onClose(WebSocketSession session) {
         Conn c = conns.remove(session.getId());
         if (c != null) {
+            leftUnjoinedPhase(c);
             c.tasks.execute(() -> closed(c));
         }
     }
@@ -161,6 +201,14 @@ public class SignalingSocket {
             msg = (ObjectNode) n;
         } catch (Exception e) {
             error(c, "malformed_json", "message is not valid JSON");
+            return;
+        }
+        try {
+            JsonBody.requireStorableText(msg); // the same rule as request bodies: nothing PostgreSQL cannot hold
+        } catch (ApiException e) {
+            ObjectNode o = errorMessage(e.code(), e.getMessage());
+            e.extra().forEach((k, v) -> o.put(k, String.valueOf(v)));
+            registry.sendRaw(c, o);
             return;
         }
         String type = msg.get("type").asText();
@@ -185,6 +233,11 @@ public class SignalingSocket {
                 default -> error(c, "unknown_message", "unknown message type '" + type + "'");
             }
         } catch (RuntimeException e) {
+            if (e instanceof Db.DbException db && db.connectionFailure()) {
+                LOG.warn("signaling message {}: database unreachable", type);
+                error(c, "database_unavailable", "the database is not reachable; retry later");
+                return;
+            }
             LOG.warn("signaling message {} failed: {}", type, e.toString());
             error(c, "internal_error", "the message could not be processed");
         }
@@ -267,6 +320,7 @@ public class SignalingSocket {
         c.deviceKey = t.dk();
         c.admittedAtMillis = (long) state[2];
         c.remote = remote;
+        leftUnjoinedPhase(c);
         java.util.concurrent.ScheduledFuture<?> grace = graceTimers.remove(m + "/" + p);
         if (grace != null) {
             grace.cancel(false);
@@ -684,8 +738,8 @@ public class SignalingSocket {
     private void sweep() {
         long now = System.nanoTime();
         for (Conn c : conns.values()) {
-            if (!c.joined() && now - c.lastSeenNanos > JOIN_TIMEOUT_NANOS) {
-                c.session.close(CloseReason.POLICY_VIOLATION);
+            if (!c.joined() && now - c.openedNanos > joinTimeoutNanos) {
+                c.session.close(JOIN_TIMEOUT); // a socket whose own deadline never ran (its open callback did not)
             }
         }
         registry.sweep(IDLE_TIMEOUT_NANOS);

@@ -1,6 +1,7 @@
 package dev.parley.controller.api;
 
 import dev.parley.controller.testing.ControllerHarness;
+import dev.parley.controller.testing.LogCapture;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.controller.testing.WsClient;
 import dev.parley.platform.ticket.TicketKeys;
@@ -161,6 +162,90 @@ class BadInputIT {
             assertThat(ws.await("error", 5000).get("code").asText()).isEqualTo("unknown_message");
             ws.send("{\"type\":\"ping\"}");
             ws.await("pong", 5000);
+        }
+    }
+
+    /**
+     * PostgreSQL text (and jsonb) cannot hold U+0000, and an unpaired UTF-16 surrogate is no character at all: such
+     * a string in any field of any body is a 400 {@code invalid_field} naming the field, refused before the
+     * database sees it (it used to fail there: 503 and an ERROR stack trace), and nothing is written.
+     */
+    @Test
+    void nulAndUnpairedSurrogatesAreInvalidFieldsAndReachNoDatabase() throws Exception {
+        String m = s.meetingId;
+        String[] a = s.admittedAttendee(0);
+        String nul = "\\u0000";
+        String create = "{\"title\":\"%s\",\"waiting_room_enabled\":true,\"encryption_mode\":\"transport\"}";
+        String join = "{\"client_instance_id\":\"" + UUID.randomUUID() + "\",\"display_name\":\"%s\"}";
+        String caps = "{\"client_instance_id\":\"" + UUID.randomUUID() + "\",\"display_name\":\"Ok\","
+                + "\"capabilities\":{\"video_codecs\":[\"VP8\",\"%s\"],\"simulcast\":true}}";
+        String capsKey = "{\"client_instance_id\":\"" + UUID.randomUUID() + "\",\"display_name\":\"Ok\","
+                + "\"capabilities\":{\"%s\":true}}";
+        String transport = "{\"expected_transport_generation\":0,\"device_key_id\":\"%s\"}";
+        String joinPath = "/v1/meetings/" + m + "/participants";
+        String transportPath = joinPath + "/" + a[1] + "/transports";
+        String joiner = ControllerHarness.token(s.tenant, UUID.randomUUID());
+        record Bad(String name, String path, String token, String body, String field) {
+        }
+        Bad[] cases = {
+                new Bad("title with NUL", "/v1/meetings", s.hostToken, create.formatted("Arch" + nul + "Review"), "title"),
+                new Bad("title that is NUL", "/v1/meetings", s.hostToken, create.formatted(nul), "title"),
+                new Bad("display name with NUL", joinPath, joiner, join.formatted("Ri" + nul + "chard"), "display_name"),
+                new Bad("capability with NUL", joinPath, joiner, caps.formatted("H264" + nul), "capabilities.video_codecs[1]"),
+                new Bad("capability name with NUL", joinPath, joiner, capsKey.formatted("e2e" + nul), "capabilities"),
+                new Bad("device key id with NUL", transportPath, a[0], transport.formatted("device" + nul + "key"), "device_key_id"),
+                new Bad("title with a lone high surrogate", "/v1/meetings", s.hostToken, create.formatted("x\\ud83d"), "title"),
+                new Bad("display name with a lone low surrogate", joinPath, joiner, join.formatted("\\ude00x"), "display_name"),
+                new Bad("device key id with reversed surrogates", transportPath, a[0], transport.formatted("\\ude00\\ud83d"), "device_key_id"),
+        };
+        try (LogCapture logs = new LogCapture()) {
+            for (Bad c : cases) {
+                long before = rows();
+                var r = h.call(0, "POST", c.path(), c.token(), "nul-" + UUID.randomUUID(), c.body());
+                try {
+                    expect(r, 400, "invalid_field");
+                    assertThat(r.text("field")).as(r.raw()).isEqualTo(c.field());
+                } catch (AssertionError e) {
+                    throw new AssertionError("case '" + c.name() + "': " + e.getMessage(), e);
+                }
+                assertThat(rows()).as("nothing written for case '" + c.name() + "'").isEqualTo(before);
+            }
+            // a paired surrogate (an emoji) is an ordinary character
+            var ok = h.call(0, "POST", "/v1/meetings", s.hostToken, "emoji-" + UUID.randomUUID(), create.formatted("Review \\ud83d\\ude00"));
+            assertThat(ok.status()).as(ok.raw()).isEqualTo(201);
+            assertThat(h.scalar("SELECT title FROM meetings WHERE meeting_id = '" + ok.text("meeting_id") + "'"))
+                    .isEqualTo("Review \ud83d\ude00");
+            assertThat(logs.errors()).as("ERROR lines").isEmpty();
+        }
+    }
+
+    /** The same check on the signaling socket: a message carrying U+0000 is refused, naming the field. */
+    @Test
+    void nulOnTheSocketIsAnInvalidField() throws Exception {
+        String[] a = s.admittedAttendee(0);
+        var t = s.transport(0, a[0], a[1], 0, "nul-socket-t");
+        assertThat(t.status()).as(t.raw()).isEqualTo(200);
+        try (LogCapture logs = new LogCapture(); WsClient ws = new WsClient(t.text("signaling_endpoint"))) {
+            long before = rows();
+            ws.send("{\"type\":\"join\",\"connect_ticket\":\"" + t.text("connect_ticket") + "\\u0000\"}");
+            var e = ws.await("error", 5000);
+            assertThat(e.path("code").asText()).as(e.toString()).isEqualTo("invalid_field");
+            assertThat(e.path("field").asText()).as(e.toString()).isEqualTo("connect_ticket");
+            // the ticket was not consumed by the refused message: it still joins
+            ws.send("{\"type\":\"join\",\"connect_ticket\":\"" + t.text("connect_ticket") + "\"}");
+            ws.await("joined", 5000);
+            ws.send("{\"type\":\"subscribe\",\"tracks\":[{\"track_id\":\"cam\\u0000\"}]}");
+            e = ws.await("error", 5000);
+            assertThat(e.path("code").asText()).as(e.toString()).isEqualTo("invalid_field");
+            assertThat(e.path("field").asText()).as(e.toString()).isEqualTo("tracks[0].track_id");
+            ws.send("{\"type\":\"offer\",\"transport\":\"publish\",\"sdp\":\"v=0\\ud800\"}");
+            e = ws.await("error", 5000);
+            assertThat(e.path("code").asText()).as(e.toString()).isEqualTo("invalid_field");
+            assertThat(e.path("field").asText()).as(e.toString()).isEqualTo("sdp");
+            ws.send("{\"type\":\"ping\"}");
+            ws.await("pong", 5000);
+            assertThat(rows()).as("nothing written").isEqualTo(before);
+            assertThat(logs.errors()).as("ERROR lines").isEmpty();
         }
     }
 }

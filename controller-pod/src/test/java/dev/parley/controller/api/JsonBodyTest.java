@@ -39,7 +39,9 @@ class JsonBodyTest {
                 "{\"s\":\"\\u0000\\n\\\"\\\\ é \\ud83d\\ude00 </script>\",\"B\":1,\"a\":2,\"\\u00e9\":3,\"_\":4}"};
         java.util.List<ObjectNode> trees = new java.util.ArrayList<>();
         for (String f : fixed) {
-            trees.add(JsonBody.object(f));
+            // parsed without JsonBody.object, which refuses the U+0000 of the last one (unstorableTextIsRefused):
+            // the hash of any tree must stay what it was
+            trees.add((ObjectNode) JsonBody.JSON.readTree(f));
         }
         for (int i = 0; i < 2000; i++) {
             trees.add((ObjectNode) JsonBody.object(JsonBody.JSON.writeValueAsString(randomObject(rnd, 0))));
@@ -105,6 +107,28 @@ class JsonBodyTest {
         assertThat(code(() -> JsonBody.bool(o, "b", true))).isEqualTo("invalid_field");
         assertThat(code(() -> JsonBody.uuid(o, "u", true))).isEqualTo("invalid_field");
         assertThat(code(() -> JsonBody.text(o, "missing", true, 10))).isEqualTo("missing_field");
+    }
+
+    @Test
+    void unstorableTextIsRefusedWithItsPath() {
+        String[][] cases = {
+                {"{\"title\":\"a\\u0000b\"}", "title"},
+                {"{\"capabilities\":{\"video_codecs\":[\"VP8\",\"\\u0000\"]}}", "capabilities.video_codecs[1]"},
+                {"{\"capabilities\":{\"e2e\\u0000\":true}}", "capabilities"},
+                {"{\"\\u0000\":1}", "body"},
+                {"{\"a\":[[{\"b\":\"\\ud800\"}]]}", "a[0][0].b"},
+                {"{\"s\":\"\\udc00\\ud800\"}", "s"},
+                {"{\"s\":\"x\\ud83d\"}", "s"},
+        };
+        for (String[] c : cases) {
+            ApiException e = org.assertj.core.api.Assertions.catchThrowableOfType(ApiException.class, () -> JsonBody.object(c[0]));
+            assertThat(e).as(c[0]).isNotNull();
+            assertThat(e.code()).as(c[0]).isEqualTo("invalid_field");
+            assertThat(e.extra().get("field")).as(c[0]).isEqualTo(c[1]);
+        }
+        // paired surrogates, other control characters and non-ASCII text are ordinary text
+        ObjectNode ok = JsonBody.object("{\"s\":\"\\ud83d\\ude00 \\u0001 \\u00e9 \u4e2d\",\"\\ud83d\\ude00\":[\"\\t\"]}");
+        assertThat(ok.get("s").textValue()).isEqualTo("\ud83d\ude00 \u0001 \u00e9 \u4e2d");
     }
 
     @Test

@@ -42,6 +42,18 @@ class ParleyConfigTest {
     }
 
     @Test
+    void unjoinedSocketBoundsDefaultAndOverride() {
+        ParleyConfig d = ParleyConfig.from(Map.<String, String>of()::get);
+        assertThat(d.signalingJoinTimeoutMillis()).isEqualTo(10_000);
+        assertThat(d.signalingMaxUnjoinedPerSource()).isEqualTo(32);
+        ParleyConfig c = ParleyConfig.from(Map.of("PARLEY_SIGNALING_JOIN_TIMEOUT_MILLIS", "2500",
+                "PARLEY_SIGNALING_MAX_UNJOINED_PER_SOURCE", "0")::get);
+        assertThat(c.signalingJoinTimeoutMillis()).isEqualTo(2500);
+        assertThat(c.signalingMaxUnjoinedPerSource()).isZero();
+        assertThat(c.toString()).contains("signalingJoinTimeout=2500ms").contains("signalingMaxUnjoinedPerSource=unlimited");
+    }
+
+    @Test
     void signalingEndpointFollowsThePublicScheme() {
         assertThat(ParleyConfig.from(Map.of("PARLEY_PUBLIC_URL", "https://meet.example")::get).signalingEndpoint())
                 .isEqualTo("wss://meet.example/v1/connect");

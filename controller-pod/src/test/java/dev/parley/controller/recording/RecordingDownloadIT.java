@@ -114,4 +114,63 @@ class RecordingDownloadIT {
         var again = h.call(0, "GET", "/v1/recordings/" + job, s.hostToken, null, null);
         assertThat(fetch(again.text("download_url")).body()).isEqualTo(composite);
     }
+
+    /**
+     * The meeting's recording list is for everyone of the tenant (the in-meeting indicator), but the object key in
+     * the bucket is the hosts' alone (as the download itself): an attendee, a tenant member who never joined and a
+     * demoted cohost see states without any {@code download_location}; the organizer, a cohost and the principal
+     * who started the recording see the key.
+     */
+    @Test
+    void theRecordingListShowsObjectKeysToHostsOnly() throws Exception {
+        Scenario s = new Scenario(h).meeting(false);
+        String[] attendee = s.admittedAttendee(0);
+        String[] cohost = s.admittedAttendee(0);
+        String[] demoted = s.admittedAttendee(0);
+        String tenantMember = ControllerHarness.token(s.tenant, UUID.randomUUID());
+        for (String[] who : new String[][]{cohost, demoted}) {
+            var r = s.command(0, "{\"type\":\"set_role\",\"participant_id\":\"" + who[1] + "\",\"role\":\"cohost\"}");
+            assertThat(r.status()).as(r.raw()).isEqualTo(201);
+        }
+        // the demoted cohost starts a recording, then loses the role: it stays a host of that recording only
+        String byDemoted = h.call(0, "POST", "/v1/meetings/" + s.meetingId + "/commands", demoted[0], "rec-" + UUID.randomUUID(),
+                "{\"type\":\"start_recording\"}").text("recording_job_id");
+        assertThat(byDemoted).isNotEmpty();
+        String key = byDemoted + "/1/final/composite.mp4";
+        RecordingStorageFixture.report(h, 0, byDemoted, "{\"generation\":1,\"state\":\"ready\",\"missing_ranges\":[],"
+                + "\"result\":{\"composite_key\":\"" + key + "\"}}");
+        var demote = s.command(0, "{\"type\":\"set_role\",\"participant_id\":\"" + demoted[1] + "\",\"role\":\"attendee\"}");
+        assertThat(demote.status()).as(demote.raw()).isEqualTo(201);
+        String byHost = RecordingStorageFixture.startRecording(s, 0);
+        String hostKey = byHost + "/1/final/composite.mp4";
+        RecordingStorageFixture.report(h, 0, byHost, "{\"generation\":1,\"state\":\"ready\",\"missing_ranges\":[],"
+                + "\"result\":{\"composite_key\":\"" + hostKey + "\"}}");
+        String path = "/v1/meetings/" + s.meetingId + "/recordings";
+
+        for (String[] who : new String[][]{{"attendee", attendee[0]}, {"tenant member", tenantMember}}) {
+            var list = h.call(0, "GET", path, who[1], null, null);
+            assertThat(list.status()).as(who[0] + ": " + list.raw()).isEqualTo(200);
+            assertThat(list.body().get("recordings")).as(who[0]).hasSize(2);
+            for (var rec : list.body().get("recordings")) {
+                assertThat(rec.has("download_location")).as(who[0] + ": " + rec).isFalse();
+                assertThat(rec.path("state").asText()).isEqualTo("ready");
+            }
+            assertThat(list.raw()).as(who[0]).doesNotContain("composite.mp4");
+        }
+        for (String[] who : new String[][]{{"organizer", s.hostToken}, {"cohost", cohost[0]}}) {
+            var list = h.call(0, "GET", path, who[1], null, null);
+            assertThat(list.status()).as(who[0] + ": " + list.raw()).isEqualTo(200);
+            assertThat(list.body().get("recordings")).as(who[0]).hasSize(2);
+            assertThat(list.body().get("recordings").findValuesAsText("download_location")).as(who[0])
+                    .containsExactlyInAnyOrder(key, hostKey);
+        }
+        // the demoted cohost started the first recording: its key, not the other one's
+        var own = h.call(0, "GET", path, demoted[0], null, null);
+        assertThat(own.status()).as(own.raw()).isEqualTo(200);
+        for (var rec : own.body().get("recordings")) {
+            boolean mine = rec.path("recording_job_id").asText().equals(byDemoted);
+            assertThat(rec.has("download_location")).as(rec.toString()).isEqualTo(mine);
+        }
+        assertThat(own.raw()).doesNotContain(hostKey);
+    }
 }

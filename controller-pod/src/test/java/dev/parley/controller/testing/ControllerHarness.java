@@ -59,6 +59,8 @@ public final class ControllerHarness implements AutoCloseable, BeforeAllCallback
     private final int sfuCount;
     private final Map<String, String> perClassEnv;
     private final List<String> perClassControllers;
+    /** Where the controllers' database comes from (a fresh one on the shared server unless told otherwise). */
+    private java.util.concurrent.Callable<String> database = TestPostgres::freshDatabaseUrl;
 
     /** Starts now: etcd, a fresh database and {@code sfuCount} SFU doubles; controllers are started by the test. */
     public ControllerHarness(int sfuCount) throws Exception {
@@ -86,10 +88,19 @@ public final class ControllerHarness implements AutoCloseable, BeforeAllCallback
         return new ControllerHarness(sfuCount, env, List.of(controllers));
     }
 
+    /**
+     * Takes the controllers' database URL from {@code database} (called once, before anything starts) instead of a
+     * fresh database on the shared server: for a test that stops its own PostgreSQL.
+     */
+    public ControllerHarness onDatabase(java.util.concurrent.Callable<String> database) {
+        this.database = database;
+        return this;
+    }
+
     private void start() throws Exception {
         etcd = EtcdCluster.start(1);
         etcdClient = Client.builder().endpoints(etcd.endpoints().get(0)).build();
-        dbUrl = TestPostgres.freshDatabaseUrl();
+        dbUrl = database.call();
         for (int i = 0; i < sfuCount; i++) {
             addSfu("sfu-" + i);
         }
@@ -212,7 +223,7 @@ public final class ControllerHarness implements AutoCloseable, BeforeAllCallback
     }
 
     /** A response as status + parsed JSON body (null when not JSON). */
-    public record Res(int status, JsonNode body, String contentType, String raw) {
+    public record Res(int status, JsonNode body, String contentType, String raw, java.net.http.HttpHeaders headers) {
         public String text(String field) {
             return body.path(field).asText();
         }
@@ -242,7 +253,7 @@ public final class ControllerHarness implements AutoCloseable, BeforeAllCallback
             } catch (Exception ignored) {
                 // not JSON
             }
-            return new Res(r.statusCode(), n, r.headers().firstValue("Content-Type").orElse(""), r.body());
+            return new Res(r.statusCode(), n, r.headers().firstValue("Content-Type").orElse(""), r.body(), r.headers());
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

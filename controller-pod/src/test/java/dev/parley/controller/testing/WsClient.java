@@ -16,6 +16,9 @@ public final class WsClient implements AutoCloseable {
     public final BlockingQueue<JsonNode> received = new LinkedBlockingQueue<>();
     private final WebSocket ws;
     private volatile boolean closed;
+    private volatile int closeCode = -1;
+    private volatile String closeReason;
+    private final java.util.concurrent.CountDownLatch closedLatch = new java.util.concurrent.CountDownLatch(1);
 
     public WsClient(String url) {
         this.ws = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(Duration.ofSeconds(3))
@@ -39,8 +42,16 @@ public final class WsClient implements AutoCloseable {
 
                     @Override
                     public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+                        closeCode = statusCode;
+                        closeReason = reason;
                         closed = true;
+                        closedLatch.countDown();
                         return null;
+                    }
+
+                    @Override
+                    public void onError(WebSocket webSocket, Throwable error) {
+                        closedLatch.countDown(); // no close code: the connection failed
                     }
                 }).join();
     }
@@ -68,6 +79,21 @@ public final class WsClient implements AutoCloseable {
 
     public boolean isClosed() {
         return closed;
+    }
+
+    /** Waits up to {@code millis} for the server to close the socket; true when it did. */
+    public boolean awaitClose(long millis) throws InterruptedException {
+        return closedLatch.await(millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** The close code the server sent (-1 while open). */
+    public int closeCode() {
+        return closeCode;
+    }
+
+    /** The close reason the server sent (null while open). */
+    public String closeReason() {
+        return closeReason;
     }
 
     /** Drops the TCP connection without a close handshake (a vanished client). */
