@@ -222,9 +222,19 @@ class ApiWalkthroughIT {
     @Test
     void e2eeMeetingsRefuseRecordingAndRemovedPrincipalsCannotRejoin() throws Exception {
         Scenario s = new Scenario(h);
-        var r = h.call(0, "POST", "/v1/meetings", s.hostToken, "e2ee-1",
+        // e2ee is not offered for new meetings (it would only be a label); rows with that mode (created before)
+        // keep refusing server-side media consumers, so the row is given the mode directly.
+        var refused = h.call(0, "POST", "/v1/meetings", s.hostToken, "e2ee-0",
                 "{\"title\":\"secret\",\"waiting_room_enabled\":false,\"encryption_mode\":\"e2ee\"}");
+        assertThat(refused.status()).as(refused.raw()).isEqualTo(400);
+        assertThat(refused.text("code")).isEqualTo("encryption_mode_unavailable");
+        assertThat(refused.text("field")).isEqualTo("encryption_mode");
+        var r = h.call(0, "POST", "/v1/meetings", s.hostToken, "e2ee-1",
+                "{\"title\":\"secret\",\"waiting_room_enabled\":false,\"encryption_mode\":\"transport\"}");
         s.meetingId = r.text("meeting_id");
+        try (var c = h.db(); var st = c.createStatement()) {
+            st.execute("UPDATE meetings SET encryption_mode = 'e2ee' WHERE meeting_id = '" + s.meetingId + "'");
+        }
         var hj = s.join(0, s.hostToken, UUID.randomUUID());
         assertThat(hj.status()).isEqualTo(201);
         var rec = s.command(0, "{\"type\":\"start_recording\"}");
