@@ -21,6 +21,9 @@ public final class Main {
         NettyDefaults.apply();
         TurnConfig config = TurnConfig.fromEnv(System.getenv());
         LOG.info("starting TURN pod: {}", config);
+        if (config.internalSecret() == null || config.internalSecret().isBlank()) {
+            LOG.warn("PARLEY_INTERNAL_SECRET is not set: GET /state and POST /drain refuse every request (SIGTERM still drains)");
+        }
         TurnPod pod = new TurnPod(config, System::currentTimeMillis);
         try {
             pod.start();
