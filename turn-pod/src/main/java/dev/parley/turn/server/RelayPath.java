@@ -94,7 +94,7 @@ public final class RelayPath {
     public boolean peerPacket(Allocation a, DatagramPacket packet, Scratch scratch) {
         InetSocketAddress peer = packet.sender();
         InetAddress ip = peer.getAddress();
-        if (!permitsInbound(ip, scratch)) {
+        if (!permitsInbound(ip, peer.getPort(), scratch)) {
             metrics.deniedPeer(TurnMetrics.PeerPath.INBOUND);
             return false;
         }
@@ -134,21 +134,17 @@ public final class RelayPath {
         return true;
     }
 
-    private boolean permitsInbound(InetAddress ip, Scratch s) {
+    /** The peer's address and port must be one the policy opens for UDP (an SFU's media port, an allow-list rule). */
+    private boolean permitsInbound(InetAddress ip, int port, Scratch s) {
         if (ip instanceof Inet4Address) {
-            int v = ip.hashCode(); // Inet4Address.hashCode() is the address itself: no byte[] copy per packet
-            s.v4[0] = (byte) (v >>> 24);
-            s.v4[1] = (byte) (v >>> 16);
-            s.v4[2] = (byte) (v >>> 8);
-            s.v4[3] = (byte) v;
-            return policy.permits(s.v4, s.canonical);
+            // Inet4Address.hashCode() is the address itself: no byte[] copy per packet
+            return policy.permitsV4(ip.hashCode(), port, PeerPolicy.Protocol.UDP);
         }
-        return policy.permits(ip.getAddress(), s.canonical);
+        return policy.permits(ip.getAddress(), port, PeerPolicy.Protocol.UDP, s.canonical);
     }
 
     /** Per-handler (so per-thread) scratch space that keeps the relay path free of small allocations. */
     public static final class Scratch {
-        final byte[] v4 = new byte[4];
         final byte[] canonical = new byte[4];
         final byte[] txid = new byte[12];
         final StunMessageWriter writer = new StunMessageWriter();

@@ -238,6 +238,11 @@ public final class TurnServer {
         return table;
     }
 
+    /** The peer policy: the registry feeds it the SFUs' media endpoints. */
+    public PeerPolicy peerPolicy() {
+        return relayPath.policy();
+    }
+
     public TurnMetrics metrics() {
         return metrics;
     }
