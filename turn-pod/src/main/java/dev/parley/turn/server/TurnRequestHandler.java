@@ -187,11 +187,14 @@ public final class TurnRequestHandler {
         return null;
     }
 
-    /** 401/438 with REALM and a fresh NONCE, rate-limited: a flood of unauthenticated requests gets few answers. */
+    /**
+     * 401/438 with REALM and a fresh stateless NONCE: costs one HMAC and stores nothing. Limited per source only (a
+     * flooding source loses its own answers, never anyone else's), against reflection.
+     */
     private void challenge(ClientLink link, StunMessage m, Context ctx, int code) {
         InetSocketAddress remote = link.remote();
         long now = clock.getAsLong();
-        if (!limiter.tryAcquire(remote.getAddress().hashCode(), now / 1000)) {
+        if (!limiter.tryAcquire(UnauthenticatedLimiter.sourceKey(remote.getAddress()), now / 1000)) {
             metrics.unauthenticatedThrottled.increment();
             return;
         }

@@ -72,8 +72,7 @@ public final class TurnServer {
         this.relayPath = new RelayPath(PeerPolicy.fromAllowList(config.allowedPeers()), metrics, clock, self);
         TurnAuthenticator auth = new TurnAuthenticator(config.realm(), new TurnCredentials(config.secrets()),
                 new NonceService(config.nonceTtl().toSeconds()));
-        UnauthenticatedLimiter limiter = new UnauthenticatedLimiter(config.unauthenticatedPerSecond(),
-                Math.max(1, Math.min(100, config.unauthenticatedPerSecond())));
+        UnauthenticatedLimiter limiter = new UnauthenticatedLimiter(config.unauthenticatedPerSourcePerSecond());
         RelayBinder binder = new RelayBinder() {
             @Override
             public void bind(Allocation a, int port, boolean dontFragment, java.util.function.Consumer<Channel> onBound,
