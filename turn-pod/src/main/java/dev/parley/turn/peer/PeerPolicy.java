@@ -59,6 +59,8 @@ public final class PeerPolicy {
     private final Cidr[] sfuScope;
     private volatile PeerSet registered = PeerSet.EMPTY;
     private String registeredSignature = "";
+    /** Grows whenever the registry set changes: the per-loop sweep then re-checks what allocations hold. */
+    private volatile int generation;
 
     public PeerPolicy(List<PeerRule> rules, List<Cidr> sfuScope) {
         this.rules = rules.toArray(new PeerRule[0]);
@@ -140,6 +142,7 @@ public final class PeerPolicy {
         registered = b.build();
         if (!signature.equals(registeredSignature)) {
             registeredSignature = signature;
+            generation++;
             LOG.info("peer policy: {} SFU media endpoints from the registry {}{}", accepted.size(), accepted,
                     skipped.isEmpty() ? "" : "; skipped " + skipped);
         }
@@ -310,6 +313,11 @@ public final class PeerPolicy {
             }
         }
         return true;
+    }
+
+    /** Changes whenever the registry endpoints change (see {@link #registered}). */
+    public int generation() {
+        return generation;
     }
 
     public int ruleCount() {

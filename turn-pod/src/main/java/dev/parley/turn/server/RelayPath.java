@@ -150,6 +150,25 @@ public final class RelayPath {
         final StunMessageWriter writer = new StunMessageWriter();
     }
 
+    /**
+     * Re-checks what an allocation holds against the current policy (after a registry change): channels and the TCP
+     * connections the relay made (Connect) by peer address and port, permissions and accepted TCP connections by
+     * address. Runs on the allocation's loop, in the
+     * once-a-second sweep, only when the policy changed. Returns how many were dropped or closed.
+     */
+    public int revalidate(Allocation a) {
+        byte[] scratch = new byte[4];
+        if (a.tcp() == null) {
+            return a.dropPeers(
+                    peer -> policy.permits(peer.getAddress().getAddress(), peer.getPort(), PeerPolicy.Protocol.UDP, scratch),
+                    ip -> policy.permitsAddress(ip.getAddress(), PeerPolicy.Protocol.UDP, scratch));
+        }
+        return a.dropPeers(peer -> true, ip -> policy.permitsAddress(ip.getAddress(), PeerPolicy.Protocol.TCP, scratch))
+                + a.tcp().closeWhere(pc -> pc.outbound()
+                        ? !policy.permits(pc.peer().getAddress().getAddress(), pc.peer().getPort(), PeerPolicy.Protocol.TCP, scratch)
+                        : !policy.permitsAddress(pc.peer().getAddress().getAddress(), PeerPolicy.Protocol.TCP, scratch));
+    }
+
     /** True if relaying to {@code peer} would loop back into this server (its listener or relay ports). */
     public boolean isSelf(InetSocketAddress peer) {
         return self.contains(peer);

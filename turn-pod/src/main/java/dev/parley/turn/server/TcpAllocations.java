@@ -155,7 +155,7 @@ final class TcpAllocations {
      */
     void connect(ClientLink link, Allocation a, InetSocketAddress peer, InetAddress relayBind, byte[] txid, byte[] key) {
         TcpRelay relay = a.tcp();
-        PeerConnection pc = new PeerConnection(a, peer, PeerConnection.State.CONNECTING);
+        PeerConnection pc = new PeerConnection(a, peer, PeerConnection.State.CONNECTING, true);
         relay.add(pc);
         ChannelFuture f = new Bootstrap().group(a.loop()).channel(EpollSocketChannel.class)
                 .option(ChannelOption.SO_REUSEADDR, true).option(REUSE_PORT, 1)

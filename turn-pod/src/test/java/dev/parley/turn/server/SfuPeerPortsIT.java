@@ -176,12 +176,37 @@ class SfuPeerPortsIT {
         c.sendIndication(new byte[] {127, 0, 0, 1}, second.getLocalPort(), bytes("joined"));
         assertThat(receive(second)).isEqualTo("joined");
 
+        assertThat(c.channelBind(0x4001, new byte[] {127, 0, 0, 1}, second.getLocalPort()).messageClass())
+                .isEqualTo(StunClass.SUCCESS_RESPONSE);
+        c.sendChannelData(0x4001, bytes("channel"));
+        assertThat(receive(second)).isEqualTo("channel");
+
         unregisterSfu("sfu-1");
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
                 .until(() -> createPermission(c, second.getLocalPort()).errorCode() == 403);
         c.sendIndication(new byte[] {127, 0, 0, 1}, second.getLocalPort(), bytes("left"));
         assertThat(receive(second)).isNull();
+        // what was granted while it was registered goes too (its address may be given to another pod): the channel
+        await().atMost(Duration.ofSeconds(5)).until(() -> pod.server().table().channelCount() == 0);
+        c.sendChannelData(0x4001, bytes("stale channel"));
+        assertThat(receive(second)).isNull();
         // sfu-0 is still there
         assertThat(createPermission(c, sfuMedia.getLocalPort()).messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
+    }
+
+    @Test
+    void tcpConnectionsToAnSfuThatLeftAreClosed() throws Exception {
+        try (TcpAllocationTest.EchoPeer secondIceTcp = new TcpAllocationTest.EchoPeer()) {
+            registerSfu("sfu-2", 0, secondIceTcp.address().getPort());
+            TestTurnClient c = sockets.track(TestTurnClient.tcp(turn()));
+            TurnCredential cred = cred("tcp-leaver");
+            assertThat(c.allocateTransport(cred.username(), cred.password(), TurnTcp.PROTOCOL_TCP).messageClass())
+                    .isEqualTo(StunClass.SUCCESS_RESPONSE);
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> connect(c, secondIceTcp.address().getPort()).messageClass() == StunClass.SUCCESS_RESPONSE);
+            await().atMost(Duration.ofSeconds(3)).until(() -> secondIceTcp.open() == 1);
+            unregisterSfu("sfu-2");
+            await().atMost(Duration.ofSeconds(5)).until(() -> secondIceTcp.open() == 0);
+        }
     }
 }
