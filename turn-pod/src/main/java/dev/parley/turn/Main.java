@@ -21,6 +21,13 @@ public final class Main {
         NettyDefaults.apply();
         TurnConfig config = TurnConfig.fromEnv(System.getenv());
         LOG.info("starting TURN pod: {}", config);
+        if (System.getenv("PARLEY_TURN_UNAUTH_PER_SECOND") != null) {
+            LOG.warn("PARLEY_TURN_UNAUTH_PER_SECOND is no longer read: 401s have no global budget (a flood used it up"
+                    + " for everyone); PARLEY_TURN_UNAUTH_PER_SOURCE_PER_SECOND limits each source");
+        }
+        if (config.internalSecret() == null || config.internalSecret().isBlank()) {
+            LOG.warn("PARLEY_INTERNAL_SECRET is not set: GET /state and POST /drain refuse every request (SIGTERM still drains)");
+        }
         TurnPod pod = new TurnPod(config, System::currentTimeMillis);
         try {
             pod.start();

@@ -41,7 +41,8 @@ public final class TurnPod implements AutoCloseable {
         if (!config.etcdEndpoints().isEmpty()) {
             registry = new EtcdRegistry(config.etcdEndpoints(), config.region(), config.podName(),
                     config.leaseTtlSeconds(), this::registryValue,
-                    Duration.ofMillis(Math.max(1000, config.leaseTtlSeconds() * 1000 / 3)));
+                    Duration.ofMillis(Math.max(1000, config.leaseTtlSeconds() * 1000 / 3)),
+                    server.peerPolicy()::registered);
         }
         http = new InternalHttpServer(metrics, this::ready, () -> registryValue().toString(), drainHook(), config.drainGrace(),
                 config.internalSecret()).start(new InetSocketAddress(config.bindAddress(), config.internalPort()));
@@ -61,7 +62,7 @@ public final class TurnPod implements AutoCloseable {
     }
 
     public boolean ready() {
-        return !server.draining() && (registry == null || registry.confirmed());
+        return !server.draining() && (registry == null || (registry.confirmed() && registry.sfusListed()));
     }
 
     /**

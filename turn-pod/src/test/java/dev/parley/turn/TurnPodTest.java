@@ -31,8 +31,15 @@ class TurnPodTest {
     }
 
     private HttpResponse<String> get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + pod.internalPort() + path)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return get(path, null);
+    }
+
+    private HttpResponse<String> get(String path, String authorization) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + pod.internalPort() + path));
+        if (authorization != null) {
+            b.header("Authorization", authorization);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> post(String path, String bearer) throws Exception {
@@ -60,7 +67,7 @@ class TurnPodTest {
         assertThat(metrics).contains("parley_turn_allocations 1", "parley_turn_auth_failures_total{reason=\"missing_integrity\"} 1",
                 "parley_turn_relayed_packets_total{direction=\"client_to_peer\"} 0", "# TYPE parley_turn_allocations gauge");
         assertThat(metrics).doesNotContain("participant-secret-name").doesNotContain(cred.password());
-        assertThat(get("/state").body()).contains("\"state\":\"ACTIVE\"", "\"allocations\":1", "\"relayed_bps\"");
+        assertThat(get("/state", "Bearer internal-s3cret").body()).contains("\"state\":\"ACTIVE\"", "\"allocations\":1", "\"relayed_bps\"");
 
         assertThat(post("/drain", null).statusCode()).isEqualTo(401);
         assertThat(post("/drain", "wrong").statusCode()).isEqualTo(401);
@@ -68,7 +75,7 @@ class TurnPodTest {
         assertThat(drained.statusCode()).isEqualTo(202);
         assertThat(drained.body()).contains("DRAINING", "\"allocations\":1");
         assertThat(get("/readyz").statusCode()).isEqualTo(503);
-        assertThat(get("/state").body()).contains("\"state\":\"DRAINING\"");
+        assertThat(get("/state", "Bearer internal-s3cret").body()).contains("\"state\":\"DRAINING\"");
         // new allocations refused, the pod waits for the existing one
         TestTurnClient late = TestTurnClient.udp(new InetSocketAddress("127.0.0.1", pod.server().port()));
         assertThat(late.allocate(cred.username(), cred.password()).errorCode()).isEqualTo(403);
@@ -81,12 +88,49 @@ class TurnPodTest {
     }
 
     @Test
+    void stateNeedsTheInternalSecretWhileHealthReadinessAndMetricsStayOpen() throws Exception {
+        pod = new TurnPod(TurnFixture.config(Map.of("PARLEY_INTERNAL_SECRET", "internal-s3cret")),
+                System::currentTimeMillis).start();
+        for (String wrong : new String[] {null, "Bearer wrong", "Bearer internal-s3cre", "Bearer internal-s3cretX",
+                "internal-s3cret", "Basic internal-s3cret", "Bearer "}) {
+            HttpResponse<String> r = get("/state", wrong);
+            assertThat(r.statusCode()).as("Authorization: %s", wrong).isEqualTo(401);
+            assertThat(r.headers().firstValue("Content-Type")).as("Authorization: %s", wrong)
+                    .hasValue("application/problem+json");
+            assertThat(r.body()).contains("\"status\":401").doesNotContain("\"allocations\"", "internal-s3cret");
+        }
+        HttpResponse<String> ok = get("/state", "Bearer internal-s3cret");
+        assertThat(ok.statusCode()).isEqualTo(200);
+        assertThat(ok.body()).contains("\"state\":\"ACTIVE\"", "\"allocations\":0");
+        // documented as open: probes and scrapes carry no secret
+        assertThat(get("/healthz").statusCode()).isEqualTo(200);
+        assertThat(get("/readyz").statusCode()).isEqualTo(200);
+        assertThat(get("/metrics").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void withoutAConfiguredSecretStateAndDrainAcceptNobody() throws Exception {
+        for (Map<String, String> env : java.util.List.of(Map.<String, String>of(), Map.of("PARLEY_INTERNAL_SECRET", " "))) {
+            pod = new TurnPod(TurnFixture.config(env), System::currentTimeMillis).start();
+            assertThat(get("/state").statusCode()).isEqualTo(401);
+            assertThat(get("/state", "Bearer ").statusCode()).isEqualTo(401);
+            assertThat(get("/state", "Bearer  ").statusCode()).isEqualTo(401);
+            assertThat(post("/drain", null).statusCode()).isEqualTo(401);
+            assertThat(post("/drain", " ").statusCode()).isEqualTo(401);
+            assertThat(pod.server().draining()).isFalse();
+            assertThat(get("/healthz").statusCode()).isEqualTo(200);
+            pod.close();
+        }
+    }
+
+    @Test
     void drainEndsAtGraceEvenWithAllocationsLeft() throws Exception {
-        pod = new TurnPod(TurnFixture.config(Map.of()), System::currentTimeMillis).start();
+        pod = new TurnPod(TurnFixture.config(Map.of("PARLEY_INTERNAL_SECRET", "internal-s3cret")),
+                System::currentTimeMillis).start();
         TestTurnClient c = TestTurnClient.udp(new InetSocketAddress("127.0.0.1", pod.server().port()));
         TurnCredential cred = TurnFixture.credential(TurnFixture.SECRET, "p", Duration.ofHours(1));
         c.allocate(cred.username(), cred.password());
-        assertThat(post("/drain?grace_seconds=1", null).statusCode()).isEqualTo(202);
+        assertThat(post("/drain?grace_seconds=1", "internal-s3cret").statusCode()).isEqualTo(202);
         assertThat(pod.awaitStopped(5, TimeUnit.SECONDS)).isTrue();
         c.close();
     }

@@ -33,6 +33,7 @@ public final class RegistryWatcher<T> implements AutoCloseable {
     private final Map<String, T> entries = new ConcurrentHashMap<>();
     private volatile Watch.Watcher watcher;
     private volatile boolean closed;
+    private volatile Runnable onChange = () -> { };
 
     public RegistryWatcher(Client client, String prefix, Class<T> type, ObjectMapper json) {
         this.client = client;
@@ -51,6 +52,15 @@ public final class RegistryWatcher<T> implements AutoCloseable {
 
     public static RegistryWatcher<ControllerEntry> controllers(Client c, ObjectMapper json) {
         return new RegistryWatcher<>(c, EtcdKeys.controllerPrefix(), ControllerEntry.class, json);
+    }
+
+    /**
+     * Runs {@code listener} after every list and every batch of watch events (on the list or watch thread), so a
+     * reader of {@link #entries()} can follow joins and leaves without polling. Set it before {@link #start()}.
+     */
+    public RegistryWatcher<T> onChange(Runnable listener) {
+        this.onChange = listener;
+        return this;
     }
 
     public RegistryWatcher<T> start() {
@@ -84,6 +94,7 @@ public final class RegistryWatcher<T> implements AutoCloseable {
             }
             entries.keySet().retainAll(fresh.keySet());
             entries.putAll(fresh);
+            changed();
             long rev = r.getHeader().getRevision();
             if (watcher != null) {
                 watcher.close();
@@ -110,6 +121,15 @@ public final class RegistryWatcher<T> implements AutoCloseable {
                     entries.put(pod, v);
                 }
             }
+        }
+        changed();
+    }
+
+    private void changed() {
+        try {
+            onChange.run();
+        } catch (RuntimeException e) {
+            LOG.warn("registry listener of {} failed: {}", prefix, e.toString());
         }
     }
 

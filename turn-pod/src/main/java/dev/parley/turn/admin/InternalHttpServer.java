@@ -33,9 +33,11 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The pod's internal port: {@code GET /healthz}, {@code GET /readyz}, {@code GET /metrics} (Prometheus text),
- * {@code GET /state} (JSON), {@code POST /drain[?grace_seconds=N]}. POST needs {@code Authorization: Bearer
- * <PARLEY_INTERNAL_SECRET>} when a secret is configured.
+ * The pod's internal port: {@code GET /healthz}, {@code GET /readyz}, {@code GET /metrics} (Prometheus text; these
+ * three are open for probes and scrapes), {@code GET /state} (JSON) and {@code POST /drain[?grace_seconds=N]}. The
+ * last two need {@code Authorization: Bearer <PARLEY_INTERNAL_SECRET>} (docs/internal-api.md), compared in constant
+ * time; without a configured secret they accept nobody (as the controller's internal endpoints). A missing or wrong
+ * secret gets 401 problem+json.
  */
 public final class InternalHttpServer {
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -54,7 +56,7 @@ public final class InternalHttpServer {
         this.state = state;
         this.drain = drain;
         this.defaultGrace = defaultGrace;
-        this.secret = secret == null ? null : ("Bearer " + secret).getBytes(StandardCharsets.UTF_8);
+        this.secret = secret == null || secret.isBlank() ? null : ("Bearer " + secret).getBytes(StandardCharsets.UTF_8);
     }
 
     public InternalHttpServer start(InetSocketAddress bind) throws InterruptedException {
@@ -94,10 +96,10 @@ public final class InternalHttpServer {
             } else if (get && path.equals("/metrics")) {
                 resp = text(HttpResponseStatus.OK, metrics.prometheusText(), "text/plain; version=0.0.4");
             } else if (get && path.equals("/state")) {
-                resp = text(HttpResponseStatus.OK, state.get(), "application/json");
+                resp = authorised(req) ? text(HttpResponseStatus.OK, state.get(), "application/json") : unauthorised();
             } else if (req.method().equals(HttpMethod.POST) && path.equals("/drain")) {
                 if (!authorised(req)) {
-                    resp = problem(HttpResponseStatus.UNAUTHORIZED, "missing or wrong bearer secret");
+                    resp = unauthorised();
                 } else {
                     Duration grace = defaultGrace;
                     var g = q.parameters().get("grace_seconds");
@@ -123,13 +125,20 @@ public final class InternalHttpServer {
             }
         }
 
+        /** Constant-time bearer check; no configured secret means nobody is authorised (fail closed). */
         private boolean authorised(FullHttpRequest req) {
             if (secret == null) {
-                return true;
+                return false;
             }
             String h = req.headers().get(HttpHeaderNames.AUTHORIZATION);
             return h != null && MessageDigest.isEqual(secret, h.getBytes(StandardCharsets.UTF_8));
         }
+    }
+
+    private static FullHttpResponse unauthorised() {
+        FullHttpResponse r = problem(HttpResponseStatus.UNAUTHORIZED, "missing or wrong bearer secret");
+        r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+        return r;
     }
 
     private static FullHttpResponse text(HttpResponseStatus status, String body, String type) {

@@ -309,6 +309,44 @@ public final class Allocation {
         nextExpiryMillis = next;
     }
 
+    /**
+     * Drops the channels and permissions whose peer is no longer acceptable (the peer policy changed: an SFU left
+     * the registry). Returns how many were dropped.
+     */
+    public int dropPeers(java.util.function.Predicate<InetSocketAddress> channelOk,
+                         java.util.function.Predicate<InetAddress> permissionOk) {
+        int w = 0;
+        for (int i = 0; i < chanCount; i++) {
+            if (channelOk.test(chanPeers[i])) {
+                chanNumbers[w] = chanNumbers[i];
+                chanPeers[w] = chanPeers[i];
+                chanExpires[w] = chanExpires[i];
+                w++;
+            }
+        }
+        int dropped = chanCount - w;
+        channelGauge.addAndGet(w - chanCount);
+        for (int i = w; i < chanCount; i++) {
+            chanPeers[i] = null;
+        }
+        chanCount = w;
+        w = 0;
+        for (int i = 0; i < permCount; i++) {
+            if (permissionOk.test(permPeers[i])) {
+                permPeers[w] = permPeers[i];
+                permExpires[w] = permExpires[i];
+                w++;
+            }
+        }
+        dropped += permCount - w;
+        permissionGauge.addAndGet(w - permCount);
+        for (int i = w; i < permCount; i++) {
+            permPeers[i] = null;
+        }
+        permCount = w;
+        return dropped;
+    }
+
     // ---- bandwidth (token bucket in bytes, one second of burst) ----
 
     public boolean consume(int bytes) {

@@ -42,7 +42,7 @@ public record TurnConfig(
         int eventLoops,
         Duration drainGrace,
         Duration nonceTtl,
-        int unauthenticatedPerSecond,
+        int unauthenticatedPerSourcePerSecond,
         Duration tcpBindTimeout) {
 
     public static final int DEFAULT_LIFETIME = 600;
@@ -105,7 +105,8 @@ public record TurnConfig(
                 intEnv(env, "PARLEY_TURN_EVENT_LOOPS", defaultEventLoops(Runtime.getRuntime().availableProcessors())),
                 Duration.ofSeconds(intEnv(env, "PARLEY_TURN_DRAIN_GRACE_SECONDS", 3600)),
                 Duration.ofSeconds(intEnv(env, "PARLEY_TURN_NONCE_TTL_SECONDS", 600)),
-                intEnv(env, "PARLEY_TURN_UNAUTH_PER_SECOND", 1000),
+                // challenges per source (IPv4 address or IPv6 /64) and second; there is no global budget on purpose
+                intEnv(env, "PARLEY_TURN_UNAUTH_PER_SOURCE_PER_SECOND", 100),
                 // RFC 6062 §5.2/§5.3: a peer data connection without a ConnectionBind is closed after 30 s
                 Duration.ofSeconds(Math.max(1, intEnv(env, "PARLEY_TURN_TCP_BIND_TIMEOUT_SECONDS", 30))));
     }
@@ -160,6 +161,7 @@ public record TurnConfig(
                 + ", region=" + region + ", pod=" + podName + ", etcd=" + etcdEndpoints
                 + ", maxAllocations=" + maxAllocations + ", perUser=" + maxAllocationsPerUser
                 + ", maxBpsPerAllocation=" + maxBitsPerSecondPerAllocation + ", eventLoops=" + eventLoops
-                + ", drainGrace=" + drainGrace + ", nonceTtl=" + nonceTtl + "]";
+                + ", drainGrace=" + drainGrace + ", nonceTtl=" + nonceTtl
+                + ", unauthPerSourcePerSecond=" + unauthenticatedPerSourcePerSecond + "]";
     }
 }

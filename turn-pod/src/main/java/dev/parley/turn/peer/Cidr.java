@@ -7,10 +7,19 @@ import java.net.UnknownHostException;
 public final class Cidr {
     private final byte[] network;
     private final int prefix;
+    /** IPv4 only: the network and mask as ints, for the allocation-free {@link #containsV4}. */
+    private final int network4;
+    private final int mask4;
 
     private Cidr(byte[] network, int prefix) {
         this.network = network;
         this.prefix = prefix;
+        this.mask4 = network.length == 4 && prefix > 0 ? -1 << (32 - prefix) : 0;
+        this.network4 = network.length == 4 ? toInt(network) & mask4 : 0;
+    }
+
+    static int toInt(byte[] a) {
+        return ((a[0] & 0xFF) << 24) | ((a[1] & 0xFF) << 16) | ((a[2] & 0xFF) << 8) | (a[3] & 0xFF);
     }
 
     /** Parses {@code 10.0.0.0/8}, {@code fc00::/7} or a bare address (a /32 or /128). */
@@ -60,6 +69,11 @@ public final class Cidr {
         }
         int m = (0xFF << (8 - rest)) & 0xFF;
         return (addr[full] & m) == (network[full] & 0xFF);
+    }
+
+    /** True if this is an IPv4 prefix containing {@code v4} (the address as a big-endian int). */
+    public boolean containsV4(int v4) {
+        return network.length == 4 && (v4 & mask4) == network4;
     }
 
     public boolean isIpv4() {

@@ -94,7 +94,7 @@ public final class RelayPath {
     public boolean peerPacket(Allocation a, DatagramPacket packet, Scratch scratch) {
         InetSocketAddress peer = packet.sender();
         InetAddress ip = peer.getAddress();
-        if (!permitsInbound(ip, scratch)) {
+        if (!permitsInbound(ip, peer.getPort(), scratch)) {
             metrics.deniedPeer(TurnMetrics.PeerPath.INBOUND);
             return false;
         }
@@ -134,24 +134,39 @@ public final class RelayPath {
         return true;
     }
 
-    private boolean permitsInbound(InetAddress ip, Scratch s) {
+    /** The peer's address and port must be one the policy opens for UDP (an SFU's media port, an allow-list rule). */
+    private boolean permitsInbound(InetAddress ip, int port, Scratch s) {
         if (ip instanceof Inet4Address) {
-            int v = ip.hashCode(); // Inet4Address.hashCode() is the address itself: no byte[] copy per packet
-            s.v4[0] = (byte) (v >>> 24);
-            s.v4[1] = (byte) (v >>> 16);
-            s.v4[2] = (byte) (v >>> 8);
-            s.v4[3] = (byte) v;
-            return policy.permits(s.v4, s.canonical);
+            // Inet4Address.hashCode() is the address itself: no byte[] copy per packet
+            return policy.permitsV4(ip.hashCode(), port, PeerPolicy.Protocol.UDP);
         }
-        return policy.permits(ip.getAddress(), s.canonical);
+        return policy.permits(ip.getAddress(), port, PeerPolicy.Protocol.UDP, s.canonical);
     }
 
     /** Per-handler (so per-thread) scratch space that keeps the relay path free of small allocations. */
     public static final class Scratch {
-        final byte[] v4 = new byte[4];
         final byte[] canonical = new byte[4];
         final byte[] txid = new byte[12];
         final StunMessageWriter writer = new StunMessageWriter();
+    }
+
+    /**
+     * Re-checks what an allocation holds against the current policy (after a registry change): channels and the TCP
+     * connections the relay made (Connect) by peer address and port, permissions and accepted TCP connections by
+     * address. Runs on the allocation's loop, in the
+     * once-a-second sweep, only when the policy changed. Returns how many were dropped or closed.
+     */
+    public int revalidate(Allocation a) {
+        byte[] scratch = new byte[4];
+        if (a.tcp() == null) {
+            return a.dropPeers(
+                    peer -> policy.permits(peer.getAddress().getAddress(), peer.getPort(), PeerPolicy.Protocol.UDP, scratch),
+                    ip -> policy.permitsAddress(ip.getAddress(), PeerPolicy.Protocol.UDP, scratch));
+        }
+        return a.dropPeers(peer -> true, ip -> policy.permitsAddress(ip.getAddress(), PeerPolicy.Protocol.TCP, scratch))
+                + a.tcp().closeWhere(pc -> pc.outbound()
+                        ? !policy.permits(pc.peer().getAddress().getAddress(), pc.peer().getPort(), PeerPolicy.Protocol.TCP, scratch)
+                        : !policy.permitsAddress(pc.peer().getAddress().getAddress(), PeerPolicy.Protocol.TCP, scratch));
     }
 
     /** True if relaying to {@code peer} would loop back into this server (its listener or relay ports). */

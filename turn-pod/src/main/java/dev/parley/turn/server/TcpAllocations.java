@@ -1,5 +1,7 @@
 package dev.parley.turn.server;
 
+import dev.parley.turn.peer.PeerPolicy;
+
 import dev.parley.media.stun.StunAttribute;
 import dev.parley.media.stun.StunClass;
 import dev.parley.media.stun.StunMessageType;
@@ -103,7 +105,8 @@ final class TcpAllocations {
     private void accepted(Allocation a, SocketChannel ch) {
         InetSocketAddress peer = ch.remoteAddress();
         TcpRelay relay = a.tcp();
-        if (!relayPath.policy().permits(peer.getAddress().getAddress(), new byte[4])) {
+        // inbound connections come from any source port: the address must be one the policy opens over TCP
+        if (!relayPath.policy().permitsAddress(peer.getAddress().getAddress(), PeerPolicy.Protocol.TCP, new byte[4])) {
             metrics.deniedPeer(TurnMetrics.PeerPath.INBOUND_TCP);
             ch.close();
             return;
@@ -152,7 +155,7 @@ final class TcpAllocations {
      */
     void connect(ClientLink link, Allocation a, InetSocketAddress peer, InetAddress relayBind, byte[] txid, byte[] key) {
         TcpRelay relay = a.tcp();
-        PeerConnection pc = new PeerConnection(a, peer, PeerConnection.State.CONNECTING);
+        PeerConnection pc = new PeerConnection(a, peer, PeerConnection.State.CONNECTING, true);
         relay.add(pc);
         ChannelFuture f = new Bootstrap().group(a.loop()).channel(EpollSocketChannel.class)
                 .option(ChannelOption.SO_REUSEADDR, true).option(REUSE_PORT, 1)

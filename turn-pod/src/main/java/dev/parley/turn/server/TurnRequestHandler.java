@@ -17,6 +17,7 @@ import dev.parley.turn.auth.UnauthenticatedLimiter;
 import dev.parley.turn.config.TurnConfig;
 import dev.parley.turn.metrics.TurnMetrics;
 import dev.parley.turn.metrics.TurnMetrics.PeerPath;
+import dev.parley.turn.peer.PeerPolicy;
 import dev.parley.turn.tcp.PeerConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -57,6 +58,7 @@ public final class TurnRequestHandler {
     private final RelayBinder binder;
     private final BooleanSupplier draining;
     private final TcpAllocations tcp;
+    private final DeniedPeerLog deniedLog = new DeniedPeerLog();
 
     TurnRequestHandler(TurnConfig config, AllocationTable table, TurnAuthenticator auth,
                        UnauthenticatedLimiter limiter, TurnMetrics metrics, LongSupplier clock,
@@ -185,11 +187,14 @@ public final class TurnRequestHandler {
         return null;
     }
 
-    /** 401/438 with REALM and a fresh NONCE, rate-limited: a flood of unauthenticated requests gets few answers. */
+    /**
+     * 401/438 with REALM and a fresh stateless NONCE: costs one HMAC and stores nothing. Limited per source only (a
+     * flooding source loses its own answers, never anyone else's), against reflection.
+     */
     private void challenge(ClientLink link, StunMessage m, Context ctx, int code) {
         InetSocketAddress remote = link.remote();
         long now = clock.getAsLong();
-        if (!limiter.tryAcquire(remote.getAddress().hashCode(), now / 1000)) {
+        if (!limiter.tryAcquire(UnauthenticatedLimiter.sourceKey(remote.getAddress()), now / 1000)) {
             metrics.unauthenticatedThrottled.increment();
             return;
         }
@@ -524,12 +529,21 @@ public final class TurnRequestHandler {
     }
 
     /**
-     * The peer checks every path shares: policy (403), this server's own addresses (403), family (443: the peer must
-     * have the relayed address's family; IPv4-mapped spellings count as IPv4). Returns 0 if the peer is acceptable.
+     * The peer checks every path shares: policy on address <em>and port</em> (403: an SFU's published media port for
+     * the relay's protocol, or an allow-list rule), this server's own addresses (403), family (443: the peer must
+     * have the relayed address's family; IPv4-mapped spellings count as IPv4). A CreatePermission on a TCP
+     * allocation admits inbound connections from any source port, so there the address alone is judged. Returns 0
+     * if the peer is acceptable.
      */
     private int checkPeer(Allocation alloc, StunMessage.StunAddress addr, InetSocketAddress withPort, PeerPath path, Context ctx) {
-        if (!relayPath.policy().permits(addr.address(), ctx.scratch)) {
+        PeerPolicy policy = relayPath.policy();
+        PeerPolicy.Protocol protocol = alloc.tcp() != null ? PeerPolicy.Protocol.TCP : PeerPolicy.Protocol.UDP;
+        boolean permitted = path == PeerPath.CREATE_PERMISSION && alloc.tcp() != null
+                ? policy.permitsAddress(addr.address(), protocol, ctx.scratch)
+                : policy.permits(addr.address(), addr.port, protocol, ctx.scratch);
+        if (!permitted) {
             metrics.deniedPeer(path);
+            deniedLog.denied(path, addr, alloc);
             return StunErrorCode.FORBIDDEN;
         }
         InetSocketAddress sa = withPort != null ? withPort : addr.toSocketAddress();
@@ -538,6 +552,7 @@ public final class TurnRequestHandler {
         }
         if (withPort != null && relayPath.isSelf(sa)) {
             metrics.deniedPeer(path);
+            deniedLog.denied(path, addr, alloc);
             return StunErrorCode.FORBIDDEN;
         }
         return 0;

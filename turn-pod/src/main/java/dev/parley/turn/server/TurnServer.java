@@ -72,8 +72,7 @@ public final class TurnServer {
         this.relayPath = new RelayPath(PeerPolicy.fromAllowList(config.allowedPeers()), metrics, clock, self);
         TurnAuthenticator auth = new TurnAuthenticator(config.realm(), new TurnCredentials(config.secrets()),
                 new NonceService(config.nonceTtl().toSeconds()));
-        UnauthenticatedLimiter limiter = new UnauthenticatedLimiter(config.unauthenticatedPerSecond(),
-                Math.max(1, Math.min(100, config.unauthenticatedPerSecond())));
+        UnauthenticatedLimiter limiter = new UnauthenticatedLimiter(config.unauthenticatedPerSourcePerSecond());
         RelayBinder binder = new RelayBinder() {
             @Override
             public void bind(Allocation a, int port, boolean dontFragment, java.util.function.Consumer<Channel> onBound,
@@ -134,17 +133,35 @@ public final class TurnServer {
         for (int i = 0; i < eventLoops.size(); i++) {
             EventLoop loop = eventLoops.get(i);
             boolean first = i == 0;
+            int[] policySeen = {relayPath.policy().generation()};
             loop.scheduleWithFixedDelay(() -> {
                 long now = clock.getAsLong();
                 metrics.allocationsExpired.add(table.sweep(loop, now));
                 if (first) {
                     table.sweepReservations(now);
                 }
+                int g = relayPath.policy().generation();
+                if (g != policySeen[0]) { // an SFU left or moved: what allocations hold to it goes too
+                    policySeen[0] = g;
+                    revalidate(loop);
+                }
             }, 1, 1, TimeUnit.SECONDS);
         }
         LOG.info("TURN listening on {} udp/tcp ({} UDP sockets, {}){}", bind, udpSockets,
                 transport.epoll ? "epoll" : "nio", tlsPort > 0 ? ", tls " + tlsPort : "");
         return this;
+    }
+
+    private void revalidate(EventLoop loop) {
+        int dropped = 0;
+        for (Allocation a : table.all()) {
+            if (a.loop() == loop && !a.closed()) {
+                dropped += relayPath.revalidate(a);
+            }
+        }
+        if (dropped > 0) {
+            LOG.info("peer policy changed: {} permissions, channels or TCP peer connections dropped", dropped);
+        }
     }
 
     /** The UDP listener sockets (SO_REUSEPORT, one per loop) and the TCP listener on the same port. */
@@ -236,6 +253,11 @@ public final class TurnServer {
 
     public AllocationTable table() {
         return table;
+    }
+
+    /** The peer policy: the registry feeds it the SFUs' media endpoints. */
+    public PeerPolicy peerPolicy() {
+        return relayPath.policy();
     }
 
     public TurnMetrics metrics() {

@@ -21,11 +21,23 @@ public final class PeerConnection {
     private Channel peerChannel;
     private volatile Channel clientData;
     private Future<?> bindTimeout;
+    /** Made by the relay for a Connect (true) or accepted from a peer (false): what the peer policy judged. */
+    private final boolean outbound;
 
     public PeerConnection(Allocation allocation, InetSocketAddress peer, State initial) {
+        this(allocation, peer, initial, false);
+    }
+
+    public PeerConnection(Allocation allocation, InetSocketAddress peer, State initial, boolean outbound) {
         this.allocation = allocation;
         this.peer = peer;
         this.state = initial;
+        this.outbound = outbound;
+    }
+
+    /** True for a connection the relay made (Connect): the policy judged its address and port. */
+    public boolean outbound() {
+        return outbound;
     }
 
     public Allocation allocation() {

@@ -49,6 +49,18 @@ public final class TcpRelay {
         return connections.size();
     }
 
+    /** Closes the connections {@code drop} selects (their peer is no longer acceptable); returns how many. */
+    public int closeWhere(java.util.function.Predicate<PeerConnection> drop) {
+        int n = 0;
+        for (PeerConnection pc : List.copyOf(connections)) {
+            if (drop.test(pc)) {
+                remove(pc);
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** The allocation ends: every peer and client data connection is closed. */
     public void closeAll() {
         for (PeerConnection pc : List.copyOf(connections)) {

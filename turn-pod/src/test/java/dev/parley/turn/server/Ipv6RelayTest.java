@@ -44,7 +44,7 @@ class Ipv6RelayTest {
     }
 
     private InetSocketAddress startDualStack() throws Exception {
-        return start(Map.of("PARLEY_TURN_RELAY_ADDRESS6", "::1", "PARLEY_TURN_ALLOWED_PEERS", "127.0.0.1/32,::1/128"));
+        return start(Map.of("PARLEY_TURN_RELAY_ADDRESS6", "::1", "PARLEY_TURN_ALLOWED_PEERS", "127.0.0.1:0-65535,[::1]:0-65535"));
     }
 
     @AfterEach

@@ -28,7 +28,9 @@ public final class TurnFixture {
         env.put("PARLEY_TURN_SECRETS", SECRET + "," + OLD_SECRET);
         int base = 20000 + (int) (ProcessHandle.current().pid() % 200) * 100;
         env.put("PARLEY_TURN_RELAY_PORTS", base + "-" + (base + 99));
-        env.put("PARLEY_TURN_ALLOWED_PEERS", "127.0.0.1/32");
+        // the relay tests' peers are sockets on ephemeral loopback ports (and CreatePermission carries port 0), so
+        // the fixture opens every port of 127.0.0.1 by an explicit rule; the default stays deny (SfuPeerPortsIT)
+        env.put("PARLEY_TURN_ALLOWED_PEERS", "127.0.0.1:0-65535");
         env.put("PARLEY_INTERNAL_PORT", String.valueOf(freePort()));
         env.put("PARLEY_TURN_EVENT_LOOPS", "2");
         return env;
