@@ -29,7 +29,7 @@ turnserver -n --listening-ip=127.0.0.1 --relay-ip=127.0.0.1 --listening-port=$CP
   --no-tls --no-dtls --userdb="$W/db" --pidfile="$W/pid" --log-file=stdout --simple-log --no-software-attribute \
   >"$W/coturn.log" 2>&1 & C=$!
 env PARLEY_BIND_ADDRESS=127.0.0.1 PARLEY_TURN_PORT=$PPORT PARLEY_TURN_SECRETS="$SECRET" PARLEY_TURN_REALM=parley \
-  PARLEY_TURN_RELAY_PORTS=43000-44999 PARLEY_TURN_ALLOWED_PEERS=127.0.0.1/32 PARLEY_INTERNAL_PORT=36579 \
+  PARLEY_TURN_RELAY_PORTS=43000-44999 PARLEY_TURN_ALLOWED_PEERS=127.0.0.1:$PEER-$((PEER + 1)) PARLEY_INTERNAL_PORT=36579 \
   PARLEY_TURN_MAX_ALLOCATIONS_PER_USER=100000 PARLEY_TURN_MAX_BPS_PER_ALLOCATION=1000000000 \
   ${PARLEY_LOOPS:+PARLEY_TURN_EVENT_LOOPS=$PARLEY_LOOPS} "$JAVA_BIN/java" $JOPTS -jar "$JAR" >"$W/parley.log" 2>&1 & P=$!
 turnutils_peer -L 127.0.0.1 -p $PEER >/dev/null 2>&1 & PE=$!
