@@ -125,8 +125,9 @@ public class RecordingRetention {
         String state;
         Instant finished;
         int days;
+        String location;
         try (PreparedStatement ps = c.prepareStatement("SELECT j.job_id, j.meeting_id, m.tenant_id, j.state, "
-                + "j.finished_at, COALESCE(s.retention_days, ?) FROM recording_jobs j "
+                + "j.finished_at, COALESCE(s.retention_days, ?), j.object_location FROM recording_jobs j "
                 + "JOIN meetings m ON m.meeting_id = j.meeting_id "
                 + "LEFT JOIN tenant_recording_settings s ON s.tenant_id = m.tenant_id "
                 + "WHERE j.finished_at IS NOT NULL AND j.state IN ('ready', 'partial', 'failed') "
@@ -150,12 +151,18 @@ public class RecordingRetention {
                 state = rs.getString(4);
                 finished = rs.getTimestamp(5).toInstant();
                 days = rs.getInt(6);
+                location = rs.getString(7);
             }
         }
         RecordingStorage.Deleted objects;
         try {
             // the trailing slash keeps another job's keys out, whatever its id
             objects = storage.deletePrefix(job + "/");
+            String prefixed = objectPrefix(job, location);
+            if (!prefixed.equals(job + "/")) {
+                RecordingStorage.Deleted more = storage.deletePrefix(prefixed);
+                objects = new RecordingStorage.Deleted(objects.objects() + more.objects(), objects.bytes() + more.bytes());
+            }
         } catch (RuntimeException e) {
             throw new JobFailure(job, e); // rolls back: the row stays for the next run
         }
@@ -164,6 +171,22 @@ public class RecordingRetention {
             ps.executeUpdate();
         }
         return new Deletion(job, meeting, tenant, state, finished, days, objects.objects(), objects.bytes());
+    }
+
+    /**
+     * Where a recording's objects live: {@code <job>/}, under the storage prefix its RecordingJob was given
+     * ({@code spec.output.prefix}, e.g. {@code tenant-a/2026/<job>/}). The controller does not know that prefix; the
+     * recorder reports the composite's full key, so it is read off {@code object_location}.
+     */
+    static String objectPrefix(UUID job, String objectLocation) {
+        String own = job + "/";
+        if (objectLocation != null) {
+            int at = objectLocation.indexOf(own);
+            if (at > 0 && objectLocation.charAt(at - 1) == '/') {
+                return objectLocation.substring(0, at) + own;
+            }
+        }
+        return own;
     }
 
     /** A storage failure for one recording (its row stays). */

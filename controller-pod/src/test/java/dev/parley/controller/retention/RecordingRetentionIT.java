@@ -8,7 +8,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.ApplicationContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import software.amazon.awssdk.services.s3.S3Client;
 
 import java.nio.charset.StandardCharsets;
@@ -36,6 +39,7 @@ import static org.awaitility.Awaitility.await;
  * across the two pods, and a recording whose row another pod holds is skipped rather than waited for; recordings still within their period, kept forever, or still running are untouched; a
  * storage outage leaves the row for the next run; a second run finds nothing; the schedule runs it on its own.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RecordingRetentionIT {
     /** What a two-generation recording leaves in the bucket (the stale g1 segment 2 is in no manifest). */
     static final String[] OBJECTS = {"1/cam/0", "1/cam/1", "1/mic/0", "1/cam/2", "2/cam/0", "2/mic/0",
@@ -98,6 +102,7 @@ class RecordingRetentionIT {
     }
 
     @Test
+    @Order(1) // its counters are absolute: it runs before the other test adds to them
     void expiredRecordingsAreDeletedOnceAcrossTwoPodsAndTheRestIsKept() throws Exception {
         Scenario shortRetention = new Scenario(h).meeting(false);
         sql("INSERT INTO tenant_recording_settings (tenant_id, retention_days) VALUES ('" + shortRetention.tenant + "', 1)");
@@ -210,5 +215,29 @@ class RecordingRetentionIT {
                 h.count("SELECT count(*) FROM recording_jobs WHERE job_id = '" + scheduled + "'") == 0);
         assertThat(keys(scheduled)).isEmpty();
         assertThat(counter(2, "recording_retention_deleted")).isEqualTo(1);
+    }
+
+    @Test
+    @Order(2)
+    void aRecordingWrittenUnderAStoragePrefixIsDeletedThere() throws Exception {
+        // RecordingJob.spec.output.prefix: the recorder writes <prefix><job>/... and reports the prefixed composite key
+        Scenario s = shortRetention2();
+        String job = RecordingStorageFixture.startRecording(s, 0);
+        String prefix = "tenant-a/2026/";
+        for (String o : OBJECTS) {
+            RecordingStorageFixture.put(objects, s3.bucket(), prefix + job + "/" + o, o.getBytes(StandardCharsets.UTF_8));
+        }
+        // a neighbour under the same prefix that is not this job's
+        RecordingStorageFixture.put(objects, s3.bucket(), prefix + "other-job/1/cam/0", new byte[]{1});
+        RecordingStorageFixture.report(h, 0, job, "{\"generation\":2,\"state\":\"ready\",\"missing_ranges\":[],"
+                + "\"result\":{\"composite_key\":\"" + prefix + job + "/2/final/composite.mp4\"}}");
+        sql("UPDATE recording_jobs SET finished_at = now() - interval '2 days' WHERE job_id = '" + job + "'");
+
+        List<RecordingRetention.Deletion> done = retention(0).runOnce();
+        assertThat(done).extracting(d -> d.jobId().toString()).containsExactly(job);
+        assertThat(done.get(0).objects()).isEqualTo(OBJECTS.length);
+        assertThat(RecordingStorageFixture.keys(objects, s3.bucket(), prefix + job + "/")).as("prefixed objects").isEmpty();
+        assertThat(RecordingStorageFixture.keys(objects, s3.bucket(), prefix + "other-job/")).hasSize(1);
+        assertThat(h.count("SELECT count(*) FROM recording_jobs WHERE job_id = '" + job + "'")).isZero();
     }
 }
