@@ -184,7 +184,8 @@ final class ChaosRun implements AutoCloseable {
             List<long[]> samples = observer.flow.getOrDefault(m, List.of());
             long back = MediaComesBack.backAfter(samples, inject, heal);
             mediaBack.record(f.name(), m, back);
-            ChaosPlatform.log("  meeting %s media back %s", m.substring(0, 8), back < 0 ? "NEVER" : back + " ms");
+            ChaosPlatform.log("  meeting %s media %s", m.substring(0, 8), back == MediaComesBack.NEVER_STOPPED ? "never stopped"
+                : back == MediaComesBack.NOT_BACK ? "NOT BACK" : "back " + back + " ms after the fault");
         }
         if (mediaBack.violations() > 0 && trial == 1) ChaosPlatform.log("diagnostics: %s %s", fleetReport(), browsers.diagnostics());
         CommandsExactlyOnce.Issued r = removal.get(90, TimeUnit.SECONDS);
@@ -433,7 +434,9 @@ final class ChaosRun implements AutoCloseable {
             now = counts();
         }
         resources.judge(now);
-        ChaosPlatform.log("after cleanup %s (baseline %s)", now, resources.baseline());
+        ChaosPlatform.log("after cleanup %s (baseline %s); TURN allocations created %s, expired %s, postgres connections %d",
+            now, resources.baseline(), turnMetric("parley_turn_allocations_created_total"),
+            turnMetric("parley_turn_allocations_expired_total"), pgCount(""));
         deadline = System.nanoTime() + 30_000_000_000L;
         while (System.nanoTime() < deadline && pendingCommands() > 0) Api.sleep(500);
         Connection c = observer.pg();
@@ -471,8 +474,15 @@ final class ChaosRun implements AutoCloseable {
             if (c.alive()) sockets += (long) metric("http://127.0.0.1:" + c.internalPort + "/prometheus", "active_connections");
         }
         out.put("signaling sockets", sockets);
-        out.put("postgres connections", pgConnections());
+        long total = pgCount("");
+        long live = platform.controllers.stream().filter(Pod::alive).count();
+        out.put("postgres connections beyond the live pools", total < 0 ? -1 : Math.max(0, total - live * POOL_MAX));
+        out.put("postgres sessions busy > 5 s", pgCount(" AND state <> 'idle' AND now() - state_change > interval '5 seconds'"));
         return out;
+    }
+
+    private double turnMetric(String name) {
+        return metric("http://127.0.0.1:" + platform.turn.internalPort + "/metrics", name);
     }
 
     private double metric(String url, String name) {
@@ -516,10 +526,13 @@ final class ChaosRun implements AutoCloseable {
         return -1;
     }
 
-    private long pgConnections() {
+    /** Hikari's maximum-pool-size of a controller (controller-pod application.yml). */
+    private static final long POOL_MAX = 24;
+
+    private long pgCount(String condition) {
         try (Connection c = platform.postgres.connect(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE datname = '" + PostgresServer.DATABASE
-                 + "' AND application_name <> 'chaos-checker'")) {
+                 + "' AND application_name <> 'chaos-checker'" + condition)) {
             rs.next();
             return rs.getLong(1);
         } catch (Exception e) {
@@ -540,7 +553,8 @@ final class ChaosRun implements AutoCloseable {
             for (Invariant i : invariants) v += i.byPhase().getOrDefault(f.getKey(), new long[2])[1];
             sb.append("| ").append(f.getValue()).append(" | ").append(trialsPerFault.get(f.getKey())).append(" | ")
                 .append(t.isEmpty() ? "-" : pct(t, 50) + " / " + pct(t, 95) + " / " + t.get(t.size() - 1))
-                .append(" (").append(t.size()).append(" meeting samples) | ").append(v).append(" |\n");
+                .append(" (").append(t.size()).append(" interrupted, ").append(mediaBack.untouched(f.getKey()))
+                .append(" not) | ").append(v).append(" |\n");
         }
         sb.append("\n| invariant | checks | violations |\n|---|---|---|\n");
         int held = 0, checked = 0;

@@ -15,12 +15,12 @@ final class Faults {
     private Faults() {
     }
 
-    /** SIGKILL of the SFU carrying the most participants (the browsers' SFU on a tie). */
+    /** SIGKILL of the SFU carrying the most meetings (the browsers' SFU on a tie). */
     static final class SfuKill implements Fault {
         private Pod victim;
 
         public String name() { return "sfu-kill"; }
-        public String description() { return "SFU kill -9 (the SFU carrying most participants)"; }
+        public String description() { return "SFU kill -9 (the SFU carrying most meetings)"; }
         public long durationMs() { return 0; }
 
         public void inject(ChaosRun run) throws Exception {
@@ -28,12 +28,14 @@ final class Faults {
             Map<String, Integer> load = new HashMap<>();
             for (Observation.SfuView s : o.sfus()) {
                 int n = 0;
-                for (Observation.SfuMeeting m : s.meetings().values()) n += m.participants().size() * (m.meetingId().equals(run.browsers.meetingId) ? 10 : 1);
+                for (Observation.SfuMeeting m : s.meetings().values()) {
+                    if (!m.participants().isEmpty()) n += m.meetingId().equals(run.browsers.meetingId) ? 3 : 2;
+                }
                 load.put(s.pod(), n);
             }
             victim = run.platform.sfus.stream().filter(Pod::alive)
                 .max(Comparator.comparingInt(s -> load.getOrDefault(s.name, 0))).orElseThrow();
-            ChaosPlatform.log("killing %s (%d participants weighted)", victim.name, load.getOrDefault(victim.name, 0));
+            ChaosPlatform.log("killing %s (weight %d: 2 per meeting, 3 for the browsers')", victim.name, load.getOrDefault(victim.name, 0));
             victim.kill();
         }
 

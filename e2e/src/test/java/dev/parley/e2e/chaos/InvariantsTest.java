@@ -119,14 +119,18 @@ class InvariantsTest {
             new long[] {4 * s, 1}, new long[] {5 * s, 0}, new long[] {6 * s, 1}, new long[] {7 * s, 1});
         assertThat(MediaComesBack.backAfter(samples, s, s)).isEqualTo(5000);
         assertThat(MediaComesBack.backAfter(samples, s, 7 * s)).isZero();
-        assertThat(MediaComesBack.backAfter(List.of(new long[] {2 * s, 1}), s, s)).isZero();
-        assertThat(MediaComesBack.backAfter(List.of(new long[] {2 * s, 0}), s, s)).isEqualTo(-1);
+        assertThat(MediaComesBack.backAfter(List.of(new long[] {2 * s, 1}), s, s)).isEqualTo(MediaComesBack.NEVER_STOPPED);
+        assertThat(MediaComesBack.backAfter(List.of(new long[] {2 * s, 0}), s, s)).isEqualTo(MediaComesBack.NOT_BACK);
         MediaComesBack inv = new MediaComesBack(10_000);
         inv.record("f", M, 3000);
         assertThat(inv.violations()).isZero();
+        inv.record("f", M, MediaComesBack.NEVER_STOPPED);
+        assertThat(inv.violations()).isZero();
         inv.record("f", M, 12_000);
-        inv.record("f", M, -1);
+        inv.record("f", M, MediaComesBack.NOT_BACK);
         assertThat(inv.violations()).isEqualTo(2);
+        assertThat(inv.times().get("f")).containsExactly(3000L, 12_000L);
+        assertThat(inv.untouched("f")).isEqualTo(1);
     }
 
     @Test
@@ -181,13 +185,13 @@ class InvariantsTest {
     @Test
     void resourcesAboveTheBaselineAreViolations() {
         ResourcesBackToBaseline inv = new ResourcesBackToBaseline();
-        inv.baseline(Map.of("sfu transports", 0L, "postgres connections", 20L));
-        assertThat(inv.atBaseline(Map.of("sfu transports", 0L, "postgres connections", 10L))).isTrue();
-        inv.judge(Map.of("sfu transports", 0L, "postgres connections", 10L));
+        inv.baseline(Map.of("sfu transports", 0L, "etcd meeting keys", 0L));
+        assertThat(inv.atBaseline(Map.of("sfu transports", 0L, "etcd meeting keys", 0L))).isTrue();
+        inv.judge(Map.of("sfu transports", 0L, "etcd meeting keys", 0L));
         assertThat(inv.violations()).isZero();
-        inv.judge(Map.of("sfu transports", 2L, "postgres connections", 21L));
+        inv.judge(Map.of("sfu transports", 2L, "etcd meeting keys", 3L));
         assertThat(inv.violations()).isEqualTo(2);
-        inv.judge(Map.of("postgres connections", 1L));                                    // not measured: not "held"
+        inv.judge(Map.of("etcd meeting keys", 0L));                                       // not measured: not "held"
         assertThat(inv.violations()).isEqualTo(3);
     }
 }

@@ -6,7 +6,8 @@ import java.util.Map;
 /**
  * After cleanup (meetings ended, clients and browsers gone) every counted resource is back where it was before the
  * first meeting: SFU transports, TURN allocations, etcd keys of meetings and recordings, signaling sockets, and
- * PostgreSQL connections (at most the baseline: a killed controller's pool is gone).
+ * PostgreSQL connections: none beyond what the live controllers' pools may hold, and none busy (active or idle in
+ * a transaction) for more than 5 s.
  */
 final class ResourcesBackToBaseline extends Invariant {
     private final Map<String, Long> baseline = new LinkedHashMap<>();
@@ -48,7 +49,6 @@ final class ResourcesBackToBaseline extends Invariant {
     }
 
     private static boolean holds(String key, long base, Long now) {
-        if (now == null) return false;
-        return key.startsWith("postgres") ? now <= base : now == base;
+        return now != null && now == base;
     }
 }
