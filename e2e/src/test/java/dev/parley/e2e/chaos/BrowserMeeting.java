@@ -120,6 +120,15 @@ final class BrowserMeeting implements AutoCloseable {
         sampling = false;
         try {
             run(() -> {
+                for (BrowserParticipant b : new BrowserParticipant[] {guest, host}) {
+                    // leave first: the SDK closes its peer connections, and Chromium releases its TURN allocations
+                    try {
+                        if (b != null) b.page.click("[data-testid=leave]", new com.microsoft.playwright.Page.ClickOptions().setTimeout(5000));
+                    } catch (RuntimeException e) {
+                        // already gone
+                    }
+                }
+                Api.sleep(2000);
                 if (guest != null) guest.close();
                 if (host != null) host.close();
                 if (chromium != null) chromium.close();

@@ -19,7 +19,8 @@ import java.util.UUID;
  * The whole platform from real processes on loopback, for the chaos run: PostgreSQL (embedded binaries, restartable),
  * a 3-member etcd cluster, s3proxy (files, so an outage keeps the objects), three SFU pods, one TURN pod, two
  * controller pods, and recorder pods started per recording job (the operator's part). In front: a
- * {@link TcpFrontDoor} for the controllers' HTTP (the Service) and one {@link UdpImpairmentProxy} per SFU media port.
+ * {@link TcpFrontDoor} for the controllers' HTTP (the Service) and one {@link UdpImpairmentProxy} per SFU media port;
+ * each controller reaches etcd through its own relays (one per member), so it alone can be cut off from etcd.
  * The pods are started from the jars of {@code ./mvnw -B -o -DskipTests package} with the environment of
  * docs/configuration.md, one JVM at a time, as e2e's LocalPlatform and RelayPlatform do.
  */
@@ -40,6 +41,8 @@ final class ChaosPlatform implements AutoCloseable {
     final List<Pod> controllers = new ArrayList<>();
     final List<Pod> recorders = new ArrayList<>();
     final Map<Integer, UdpImpairmentProxy> proxies = new HashMap<>(); // SFU media UDP port -> proxy
+    /** Per controller: its relays to the three etcd members (cut them to partition it from etcd). */
+    final Map<String, List<TcpFrontDoor>> etcdLinks = new HashMap<>();
     Pod turn;
     PostgresServer postgres;
     EtcdCluster etcd;
@@ -112,6 +115,16 @@ final class ChaosPlatform implements AutoCloseable {
             int http = FreePorts.tcp();
             httpPorts.add(http);
             env = common("controller-" + i, FreePorts.tcp());
+            List<TcpFrontDoor> links = new ArrayList<>();
+            List<String> urls = new ArrayList<>();
+            for (var m : etcd.members()) {
+                TcpFrontDoor l = new TcpFrontDoor();
+                l.setBackends(List.of(m.clientPort()));
+                links.add(l);
+                urls.add("http://127.0.0.1:" + l.port());
+            }
+            etcdLinks.put("controller-" + i, links);
+            env.put("PARLEY_ETCD_ENDPOINTS", String.join(",", urls));
             env.put("PARLEY_HTTP_PORT", Integer.toString(http));
             env.put("PARLEY_PUBLIC_URL", "http://localhost:" + http);
             env.put("PARLEY_DB_URL", postgres.jdbcUrl());
@@ -253,6 +266,7 @@ final class ChaosPlatform implements AutoCloseable {
         for (Pod s : sfus) s.close();
         proxies.values().forEach(UdpImpairmentProxy::close);
         if (front != null) front.close();
+        etcdLinks.values().forEach(ls -> ls.forEach(TcpFrontDoor::close));
         if (s3 != null) s3.close();
         if (etcd != null) etcd.close();
         if (postgres != null) postgres.close();

@@ -103,7 +103,7 @@ final class ChaosRun implements AutoCloseable {
             all.addAll(List.of(new Faults.SfuKill(), new Faults.OwnerControllerKill(), new Faults.EtcdLeaderKill(),
                 new Faults.EtcdDown(10_000), new Faults.PostgresRestart(), new Faults.PostgresOutage(10_000),
                 new Faults.PostgresHang(10_000), new Faults.MediaImpairment(5, 80, 60, 10_000),
-                new Faults.SignalingDrops(10_000)));
+                new Faults.SignalingDrops(10_000), new Faults.ControllerEtcdPartition(10_000)));
         }
         all.add(new Faults.S3Outage(10_000));
         return all;

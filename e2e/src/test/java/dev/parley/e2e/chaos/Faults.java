@@ -110,6 +110,35 @@ final class Faults {
         }
     }
 
+    /**
+     * The owner of the browsers' meeting cut off from etcd (its relays to all three members reset and refusing) for
+     * {@code ms}, while it still reaches PostgreSQL, the SFUs and its clients: a partition, without network
+     * namespaces (every pod binds loopback; see bench/chaos/README.md).
+     */
+    static final class ControllerEtcdPartition implements Fault {
+        private final long ms;
+        private String pod;
+
+        ControllerEtcdPartition(long ms) { this.ms = ms; }
+
+        public String name() { return "controller-etcd-partition-" + ms / 1000 + "s"; }
+        public String description() { return "owner controller cut off from etcd " + ms / 1000 + " s (user-space partition)"; }
+        public long durationMs() { return ms; }
+
+        public void inject(ChaosRun run) {
+            pod = run.observer.ownerOf(run.browsers.meetingId);
+            if (pod == null || !run.platform.controllerNamed(pod).alive()) {
+                pod = run.platform.controllers.stream().filter(Pod::alive).findFirst().orElseThrow().name;
+            }
+            ChaosPlatform.log("cutting %s off from etcd", pod);
+            run.platform.etcdLinks.get(pod).forEach(TcpFrontDoor::cut);
+        }
+
+        public void heal(ChaosRun run) {
+            run.platform.etcdLinks.get(pod).forEach(TcpFrontDoor::mend);
+        }
+    }
+
     /** PostgreSQL fast shutdown and start again at once (a failover to a standby, without the standby). */
     static final class PostgresRestart implements Fault {
         public String name() { return "postgres-restart"; }

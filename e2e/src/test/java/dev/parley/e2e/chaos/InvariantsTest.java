@@ -166,7 +166,7 @@ class InvariantsTest {
     void recordingsMustEndReadyOrPartialAndTileTheirTimeline() throws Exception {
         RecordingsFinishCleanly inv = new RecordingsFinishCleanly();
         JsonNode manifest = Api.JSON.readTree("{\"segments\":[{\"track_id\":\"v\",\"start_ms\":0,\"end_ms\":2000},"
-            + "{\"track_id\":\"v\",\"start_ms\":5000,\"end_ms\":7000}],"
+            + "{\"track_id\":\"v\",\"start_ms\":5000,\"end_ms\":7000},{\"track_id\":\"v\",\"start_ms\":7033,\"end_ms\":9000}],"
             + "\"missing_ranges\":[{\"track_id\":\"v\",\"from_ms\":2000,\"to_ms\":5000}]}");
         JsonNode job = Api.JSON.readTree("{\"state\":\"partial\",\"missing_ranges\":[{\"track_id\":\"v\",\"from_ms\":2000,\"to_ms\":5000}]}");
         inv.judge("j", job, manifest);

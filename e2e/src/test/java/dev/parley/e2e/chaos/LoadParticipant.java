@@ -119,6 +119,7 @@ final class LoadParticipant implements AutoCloseable {
 
     /** A new attempt: the next transport generation, placed by the controller on a live SFU. */
     private void newGeneration() throws Exception {
+        long t0 = System.nanoTime();
         String key = UUID.randomUUID().toString();
         Api.Reply r = api.transports(token, meetingId, pid, generation, key);
         if (r.status() == 409 && r.body().has("current_transport_generation")) {
@@ -135,9 +136,15 @@ final class LoadParticipant implements AutoCloseable {
         boolean moved = generation > 0;
         generation = r.body().path("transport_generation").asLong();
         closeLinks();
+        long t1 = System.nanoTime();
         openSocket(r.body(), cursor != null);
+        long t2 = System.nanoTime();
         connectMedia();
-        if (moved) generationMoves.incrementAndGet();
+        if (moved) {
+            generationMoves.incrementAndGet();
+            ChaosPlatform.log("  %s moved to generation %d on %s in %d ms (transport %d, socket %d, media %d)", name, generation,
+                sfuPod, (System.nanoTime() - t0) / 1_000_000, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, (System.nanoTime() - t2) / 1_000_000);
+        }
     }
 
     /** The socket dropped: a fresh ticket for the same attempt (same generation) and resume from the cursor. */

@@ -16,7 +16,8 @@ import java.util.function.IntPredicate;
  * The Kubernetes Service in front of the controller pods: a loopback TCP relay that hands each new connection to the
  * next controller that accepts it (round robin, dead ones skipped). Browsers load the web app and call the REST API
  * through it, so killing a controller does not take the page's origin down; the signaling socket still goes
- * straight to the pod named in {@code signaling_endpoint}, as in a cluster.
+ * straight to the pod named in {@code signaling_endpoint}, as in a cluster. With one backend it is a plain relay
+ * that can be {@link #cut} (a controller's path to one etcd member).
  */
 final class TcpFrontDoor implements AutoCloseable {
     private final ServerSocket server;
@@ -24,6 +25,7 @@ final class TcpFrontDoor implements AutoCloseable {
     private final AtomicInteger next = new AtomicInteger();
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
+    private volatile boolean cut;
 
     TcpFrontDoor() throws IOException {
         server = new ServerSocket();
@@ -38,6 +40,16 @@ final class TcpFrontDoor implements AutoCloseable {
     void setBackends(List<Integer> ports) {
         backends.clear();
         backends.addAll(ports);
+    }
+
+    /** A network partition: every open connection is reset and new ones are closed at once, until {@link #mend}. */
+    void cut() {
+        cut = true;
+        open.forEach(TcpFrontDoor::closeQuietly);
+    }
+
+    void mend() {
+        cut = false;
     }
 
     /** Open client connections right now (for the socket baseline). */
@@ -58,6 +70,10 @@ final class TcpFrontDoor implements AutoCloseable {
     }
 
     private void relay(Socket client) {
+        if (cut) {
+            closeQuietly(client);
+            return;
+        }
         Socket up = connect(p -> true);
         if (up == null) {
             closeQuietly(client);
