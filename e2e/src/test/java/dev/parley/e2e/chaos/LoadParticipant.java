@@ -86,7 +86,17 @@ final class LoadParticipant implements AutoCloseable {
         token = api.token(principal, name);
         meetingId = meetingIdOrNull != null ? meetingIdOrNull : api.createMeeting(token, "chaos " + name);
         pid = api.join(token, meetingId, name);
-        newGeneration();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                newGeneration();
+                break;
+            } catch (Exception e) {
+                // as the SDK does on not_authorized / media_server_unavailable: a new transport generation
+                ChaosPlatform.log("  %s: connect attempt %d failed: %s", name, attempt, e.getMessage());
+                if (attempt == 5) throw e;
+                Api.sleep(500);
+            }
+        }
         Thread.ofVirtual().name("load-" + name).start(this::supervise);
     }
 
