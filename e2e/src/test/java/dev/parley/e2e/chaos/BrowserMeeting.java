@@ -90,7 +90,7 @@ final class BrowserMeeting implements AutoCloseable {
             + " const st = await c.media.stats(); let n = 0; for (const t of st.tracks) if (t.participantId === pid) n += (t.packetsReceived || 0);"
             + " return n; }", from);
         long n = r instanceof Number x ? x.longValue() : 0;
-        ledger.record(meetingId, b == host ? hostPid : guestPid, from, System.nanoTime(), System.currentTimeMillis(), n);
+        ledger.record(meetingId, b == host ? hostPid : guestPid, from, System.nanoTime(), System.currentTimeMillis(), n, true);
     }
 
     List<String> pids() {

@@ -51,6 +51,11 @@ class InvariantsTest {
         poll(t, inv, 4500, 0);
         assertThat(inv.violations()).isEqualTo(1);
         assertThat(inv.examples().get(0)).contains("publisher's grant was expired");
+        // browser-counted: 1 s more slack, so 600 ms after the expiry is not proven, 2.3 s after is
+        inv.window(new MediaWindow(M, "sub", "pub", 1850 * MS, 2000 * MS, 1850, 2000, 3, true));
+        inv.window(new MediaWindow(M, "sub", "pub", 3500 * MS, 3750 * MS, 3500, 3750, 3, true));
+        poll(t, inv, 4750, 0);
+        assertThat(inv.violations()).isEqualTo(2);
     }
 
     @Test

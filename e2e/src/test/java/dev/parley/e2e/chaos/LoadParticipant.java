@@ -150,6 +150,7 @@ final class LoadParticipant implements AutoCloseable {
         openSocket(r.body(), cursor != null);
         long t2 = System.nanoTime();
         connectMedia();
+        needNewGeneration = false; // hints about the SFU we just left, repeated while we moved, are stale now
         if (moved) {
             generationMoves.incrementAndGet();
             ChaosPlatform.log("  %s moved to generation %d on %s in %d ms (transport %d, socket %d, media %d)", name, generation,

@@ -23,6 +23,10 @@ final class MediaLedger {
     }
 
     void record(String meetingId, String sub, String pub, long nanos, long wallMs, long count) {
+        record(meetingId, sub, pub, nanos, wallMs, count, false);
+    }
+
+    void record(String meetingId, String sub, String pub, long nanos, long wallMs, long count, boolean coarse) {
         String k = meetingId + "/" + sub + "/" + pub;
         Last prev = last.get(k);
         if (prev == null) {
@@ -31,7 +35,7 @@ final class MediaLedger {
         }
         long delta = count >= prev.count ? count - prev.count : count;
         last.put(k, new Last(nanos, wallMs, count, delta > 0 ? nanos : prev.lastIncreaseNanos));
-        MediaWindow w = new MediaWindow(meetingId, sub, pub, prev.nanos, nanos, prev.wallMs, wallMs, delta);
+        MediaWindow w = new MediaWindow(meetingId, sub, pub, prev.nanos, nanos, prev.wallMs, wallMs, delta, coarse);
         for (Consumer<MediaWindow> l : listeners) l.accept(w);
     }
 

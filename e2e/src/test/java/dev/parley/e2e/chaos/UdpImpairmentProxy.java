@@ -38,6 +38,7 @@ final class UdpImpairmentProxy implements AutoCloseable {
     UdpImpairmentProxy(int sfuPort) throws IOException {
         upstream = new InetSocketAddress("127.0.0.1", sfuPort);
         front = DatagramChannel.open();
+        front.setOption(java.net.StandardSocketOptions.SO_RCVBUF, 1 << 20); // bursts of keyframes from many clients
         front.bind(new InetSocketAddress("127.0.0.1", 0));
         Thread.ofPlatform().daemon().name("udp-proxy-front-" + sfuPort).start(this::frontLoop);
         Thread.ofPlatform().daemon().name("udp-proxy-delay-" + sfuPort).start(this::delayLoop);

@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class UdpImpairmentProxyTest {
     @Test
     void relaysDropsDelaysAndReorders() throws Exception {
-        try (DatagramChannel server = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+        try (DatagramChannel server = DatagramChannel.open().setOption(java.net.StandardSocketOptions.SO_RCVBUF, 1 << 20)
+                 .bind(new InetSocketAddress("127.0.0.1", 0));
              DatagramChannel client = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
             int serverPort = ((InetSocketAddress) server.getLocalAddress()).getPort();
             try (UdpImpairmentProxy proxy = new UdpImpairmentProxy(serverPort)) {
@@ -34,7 +35,10 @@ class UdpImpairmentProxyTest {
 
                 proxy.impair(30, 50, 40);
                 long t0 = System.nanoTime();
-                for (int i = 0; i < 400; i++) client.write(ByteBuffer.wrap(new byte[] {(byte) (i >> 8), (byte) i}));
+                for (int i = 0; i < 400; i++) {
+                    client.write(ByteBuffer.wrap(new byte[] {(byte) (i >> 8), (byte) i}));
+                    if (i % 20 == 19) Thread.sleep(2); // paced like media, so no socket buffer overflows
+                }
                 List<Integer> got = new ArrayList<>();
                 server.configureBlocking(true);
                 long firstAt = 0;
