@@ -117,6 +117,7 @@ final class BrowserMeeting implements AutoCloseable {
     /** Closes both pages (their peer connections and sockets) and Chromium. */
     @Override
     public void close() {
+        if (thread.isShutdown()) return;
         sampling = false;
         try {
             run(() -> {
