@@ -14,15 +14,26 @@ import static org.junit.jupiter.api.Assertions.fail;
  * One person in headless Chromium using the real web app served by the controller (its SDK at /sdk):
  * sign in, create or join a meeting, and read the SDK's receive statistics.
  */
-final class BrowserParticipant implements AutoCloseable {
-    final String name;
+public final class BrowserParticipant implements AutoCloseable {
+    public final String name;
     final BrowserContext ctx;
-    final Page page;
+    public final Page page;
 
     BrowserParticipant(Browser browser, String baseUrl, String name) {
+        this(browser, baseUrl, name, null);
+    }
+
+    /**
+     * With {@code initScript} (may be null) run in every page of this participant before the app's own scripts; the
+     * chaos suite (dev.parley.e2e.chaos) uses it to point the SFU's candidate at its impairment proxy.
+     */
+    public BrowserParticipant(Browser browser, String baseUrl, String name, String initScript) {
         this.name = name;
         this.ctx = browser.newContext(new Browser.NewContextOptions().setViewportSize(1280, 720)
                 .setPermissions(List.of("camera", "microphone")));
+        if (initScript != null) {
+            ctx.addInitScript(initScript);
+        }
         this.page = ctx.newPage();
         page.onDialog(d -> d.accept());
         page.onConsoleMessage(m -> System.out.println("[" + name + " " + m.type() + "] " + m.text()));
@@ -37,7 +48,7 @@ final class BrowserParticipant implements AutoCloseable {
     }
 
     /** Creates a meeting without waiting room and joins it; returns the share link. */
-    String createAndJoin(String title) {
+    public String createAndJoin(String title) {
         signIn();
         page.fill("[data-testid=create-title]", title);
         page.uncheck("[data-testid=create-waiting-room]"); // checked by default
@@ -49,14 +60,14 @@ final class BrowserParticipant implements AutoCloseable {
         return link;
     }
 
-    void join(String link) {
+    public void join(String link) {
         page.navigate(link);
         signIn();
         page.click("[data-testid=prejoin-join]");
         page.waitForSelector("[data-testid=meeting]", new Page.WaitForSelectorOptions().setTimeout(20000));
     }
 
-    void awaitConnected(Duration timeout) {
+    public void awaitConnected(Duration timeout) {
         try {
             awaitTrue(() -> "connected".equals(page.evaluate("() => window.parleyApp?.client?.state.connection")), timeout,
                     name + " connected");
@@ -67,7 +78,7 @@ final class BrowserParticipant implements AutoCloseable {
         }
     }
 
-    String pid() {
+    public String pid() {
         return String.valueOf(page.evaluate("() => window.parleyApp?.client?.state.self.participant_id ?? null"));
     }
 
@@ -97,7 +108,7 @@ final class BrowserParticipant implements AutoCloseable {
         }, timeout, name + " decodes video of " + pid);
     }
 
-    String diagnostics() {
+    public String diagnostics() {
         try {
             return String.valueOf(page.evaluate("async () => { const c = window.parleyApp?.client; if (!c) return 'no client';"
                     + " return JSON.stringify({ self: c.state.self.participant_id, connection: c.state.connection,"

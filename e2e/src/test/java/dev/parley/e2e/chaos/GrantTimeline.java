@@ -1,0 +1,58 @@
+package dev.parley.e2e.chaos;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Per (meeting, participant): the grant state seen at each poll. {@link #expiredThroughout} answers whether the
+ * polls prove the grant was not live over a whole time span: a poll at or before its start and one at or after its
+ * end say EXPIRED, and so does every poll in between (polls are ~250 ms apart and a grant lives up to 3 s, so a
+ * renewal between two EXPIRED polls would show as LIVE in the second).
+ */
+final class GrantTimeline {
+    enum State { LIVE, EXPIRED, UNKNOWN }
+
+    enum Verdict { EXPIRED_THROUGHOUT, NOT_PROVEN, UNDECIDED }
+
+    private record Point(long nanos, State state) {
+    }
+
+    private final Map<String, Deque<Point>> points = new ConcurrentHashMap<>();
+    private static final long KEEP_NANOS = 120_000_000_000L;
+
+    void record(String meetingId, String pid, long nanos, State s) {
+        Deque<Point> d = points.computeIfAbsent(meetingId + "/" + pid, k -> new ArrayDeque<>());
+        synchronized (d) {
+            d.addLast(new Point(nanos, s));
+            while (!d.isEmpty() && d.peekFirst().nanos < nanos - KEEP_NANOS) d.removeFirst();
+        }
+    }
+
+    /** UNDECIDED while no poll at or after {@code to} exists yet. */
+    Verdict expiredThroughout(String meetingId, String pid, long from, long to) {
+        Deque<Point> d = points.get(meetingId + "/" + pid);
+        if (d == null) return Verdict.NOT_PROVEN;
+        synchronized (d) {
+            Point before = null;
+            boolean sawAfter = false;
+            for (Iterator<Point> it = d.iterator(); it.hasNext(); ) {
+                Point p = it.next();
+                if (p.nanos <= from) {
+                    before = p;
+                    continue;
+                }
+                if (before == null || before.state != State.EXPIRED) return Verdict.NOT_PROVEN;
+                if (p.state != State.EXPIRED) return Verdict.NOT_PROVEN;
+                if (p.nanos >= to) {
+                    sawAfter = true;
+                    break;
+                }
+            }
+            if (before == null || before.state != State.EXPIRED) return Verdict.NOT_PROVEN;
+            return sawAfter ? Verdict.EXPIRED_THROUGHOUT : Verdict.UNDECIDED;
+        }
+    }
+}
