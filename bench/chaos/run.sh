@@ -4,7 +4,7 @@
 #
 #   bench/chaos/run.sh            full run: every fault, -Dchaos.trials (default 2) times each (~20-30 min here)
 #   bench/chaos/run.sh --quick    SFU kill, owner controller kill, etcd leader kill, PostgreSQL restart,
-#                                 loss+delay on media, once each (the default suite's ChaosQuickIT)
+#                                 loss+delay on media, once each (ChaosQuickIT, -Dchaos.mode=quick)
 #
 # Extra arguments go to Maven (e.g. -Dchaos.trials=3 -Dchaos.mediaBackBoundMs=20000). The pods' jars must be built:
 #   ./mvnw -B -o -DskipTests package -pl controller-pod,sfu-pod,turn-pod,recorder-pod -am
