@@ -3,7 +3,7 @@ package dev.parley.controller.fanout;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.db.Db;

@@ -1,7 +1,7 @@
 package dev.parley.controller.signaling;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.control.ControlLog;
 import dev.parley.controller.control.Cursor;
