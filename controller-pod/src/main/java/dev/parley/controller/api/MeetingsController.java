@@ -11,7 +11,7 @@ import dev.parley.controller.meeting.MeetingService;
 import dev.parley.controller.meeting.SnapshotService;
 import dev.parley.controller.observability.RequestMetrics;
 import dev.parley.controller.participant.ParticipantService;
-import dev.parley.controller.signaling.SessionHub;
+import dev.parley.controller.control.SessionHub;
 import dev.parley.controller.transport.TransportService;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;

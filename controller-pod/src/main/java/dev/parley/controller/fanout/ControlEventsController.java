@@ -6,7 +6,7 @@ import dev.parley.controller.http.ApiException;
 import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.signaling.SessionRegistry;
-import dev.parley.controller.internal.InternalCaller;
+import dev.parley.controller.peer.InternalCaller;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;

@@ -3,7 +3,7 @@ package dev.parley.controller.signaling;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.http.ApiException;
 import dev.parley.controller.http.JsonBody;
-import dev.parley.controller.internal.InternalCaller;
+import dev.parley.controller.peer.InternalCaller;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;

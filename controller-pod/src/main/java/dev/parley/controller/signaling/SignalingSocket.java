@@ -8,7 +8,7 @@ import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.control.Cursor;
 import dev.parley.controller.db.Db;
-import dev.parley.controller.fanout.PodLink;
+import dev.parley.controller.peer.PodLink;
 import dev.parley.controller.media.GrantService;
 import dev.parley.controller.media.SfuClient;
 import dev.parley.controller.media.SfuSelector;

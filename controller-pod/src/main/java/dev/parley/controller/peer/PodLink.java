@@ -1,4 +1,4 @@
-package dev.parley.controller.fanout;
+package dev.parley.controller.peer;
 
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.platform.internal.InternalAuth;

@@ -1,4 +1,4 @@
-package dev.parley.controller.internal;
+package dev.parley.controller.peer;
 
 import dev.parley.controller.http.ApiException;
 import dev.parley.controller.config.ParleyConfig;
