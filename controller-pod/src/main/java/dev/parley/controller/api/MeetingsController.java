@@ -8,7 +8,7 @@ import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.http.Responses;
 import dev.parley.controller.media.GrantService;
 import dev.parley.controller.meeting.MeetingService;
-import dev.parley.controller.meeting.SnapshotService;
+import dev.parley.controller.participant.SnapshotService;
 import dev.parley.controller.observability.RequestMetrics;
 import dev.parley.controller.participant.ParticipantService;
 import dev.parley.controller.control.SessionHub;
