@@ -1,6 +1,6 @@
 package dev.parley.controller.auth;
 
-import dev.parley.controller.api.ApiException;
+import dev.parley.controller.http.ApiException;
 import io.micronaut.security.authentication.Authentication;
 
 import java.util.UUID;

@@ -1,6 +1,6 @@
 package dev.parley.controller.db;
 
-import dev.parley.controller.api.ApiException;
+import dev.parley.controller.http.ApiException;
 import io.micronaut.data.connection.ConnectionDefinition;
 import io.micronaut.data.connection.ConnectionOperations;
 import io.micronaut.data.connection.exceptions.ConnectionException;

@@ -1,6 +1,6 @@
 package dev.parley.controller.db;
 
-import dev.parley.controller.api.Problems;
+import dev.parley.controller.http.Problems;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.Produces;

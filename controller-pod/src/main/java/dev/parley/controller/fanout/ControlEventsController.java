@@ -2,11 +2,11 @@ package dev.parley.controller.fanout;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.ApiException;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.http.ApiException;
+import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.signaling.SessionRegistry;
-import dev.parley.controller.internal.InternalCaller;
+import dev.parley.controller.peer.InternalCaller;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -89,6 +89,6 @@ public class ControlEventsController {
         ObjectNode out = JsonBody.obj();
         var interest = out.putArray("interest");
         sessions.remoteMeetings().forEach(m -> interest.add(m.toString()));
-        return dev.parley.controller.api.Responses.json(200, out);
+        return dev.parley.controller.http.Responses.json(200, out);
     }
 }

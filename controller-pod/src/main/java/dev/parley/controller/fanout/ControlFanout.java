@@ -3,10 +3,12 @@ package dev.parley.controller.fanout;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.outbox.RelayLeadership;
+import dev.parley.controller.peer.PodLink;
 import dev.parley.controller.signaling.SessionRegistry;
 import dev.parley.platform.etcd.ControllerEntry;
 import dev.parley.platform.etcd.RegistryWatcher;
@@ -46,7 +48,7 @@ import java.util.concurrent.TimeUnit;
  * all while there is one controller.
  */
 @Singleton
-public class ControlFanout {
+public class ControlFanout implements RelayLeadership {
     private static final Logger LOG = LoggerFactory.getLogger(ControlFanout.class);
     /** More new events than this for one meeting in one round: the head alone is sent (receivers read the log). */
     static final int MAX_EVENTS = 200;
@@ -89,6 +91,7 @@ public class ControlFanout {
     }
 
     /** Set by the outbox relay after each leadership check: only the relay leader fans out. */
+    @Override
     public void leading(boolean isLeader) {
         this.leading = isLeader;
     }

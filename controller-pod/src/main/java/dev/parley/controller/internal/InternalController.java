@@ -1,10 +1,11 @@
 package dev.parley.controller.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.ApiException;
-import dev.parley.controller.api.JsonBody;
-import dev.parley.controller.api.Responses;
-import dev.parley.controller.signaling.SessionHub;
+import dev.parley.controller.http.ApiException;
+import dev.parley.controller.http.JsonBody;
+import dev.parley.controller.http.Responses;
+import dev.parley.controller.control.SessionHub;
+import dev.parley.controller.peer.InternalCaller;
 import dev.parley.platform.internal.SfuEvent;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;

@@ -2,7 +2,7 @@ package dev.parley.controller.internal;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;
 import dev.parley.controller.media.GrantService;

@@ -6,7 +6,7 @@ import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.db.Db;
 import dev.parley.controller.ownership.Ownership;
 import dev.parley.controller.participant.ParticipantRow;
-import dev.parley.controller.signaling.SessionHub;
+import dev.parley.controller.control.SessionHub;
 import dev.parley.platform.etcd.ProcessLease;
 import dev.parley.platform.etcd.SfuEntry;
 import dev.parley.platform.grant.Grant;

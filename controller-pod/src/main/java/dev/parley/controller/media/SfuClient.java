@@ -54,7 +54,7 @@ public class SfuClient {
     private final KeepAliveSfuHttp grantHttp = new KeepAliveSfuHttp();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1))
             .version(HttpClient.Version.HTTP_1_1).build();
-    private final ObjectMapper json = new ObjectMapper(dev.parley.controller.api.JsonBody.pooledFactory());
+    private final ObjectMapper json = new ObjectMapper(dev.parley.controller.http.JsonBody.pooledFactory());
     private final String auth;
 
     public SfuClient(ParleyConfig cfg) {

@@ -1,6 +1,6 @@
 package dev.parley.controller.meeting;
 
-import dev.parley.controller.api.ApiException;
+import dev.parley.controller.http.ApiException;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

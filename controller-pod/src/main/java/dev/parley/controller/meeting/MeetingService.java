@@ -1,8 +1,8 @@
 package dev.parley.controller.meeting;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.ApiException;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.http.ApiException;
+import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.auth.Caller;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;

@@ -1,7 +1,7 @@
 package dev.parley.controller.outbox;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;
 import dev.parley.controller.ownership.LeaderKey;
@@ -43,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * {@code PARLEY_WEBHOOK_MAX_ATTEMPTS} (visible in the table, the internal API and a metric).
  * One relay per cluster: the leader holds {@code /parley/v1/outbox-relay/leader} under its lease. The leader
  * also runs the cross-pod fan-out of committed control events to the signaling sockets of every controller pod
- * ({@link dev.parley.controller.fanout.ControlFanout}, on its own loop so a slow webhook does not hold it up).
+ * ({@link RelayLeadership}, the control fan-out, on its own loop so a slow webhook does not hold it up).
  */
 @Context
 @Singleton
@@ -67,10 +67,10 @@ public final class OutboxRelay {
 
     private final OutboxRepository outboxRows;
 
-    private final dev.parley.controller.fanout.ControlFanout fanout;
+    private final RelayLeadership fanout;
 
     public OutboxRelay(Db db, OutboxRepository outboxRows, ParleyConfig cfg, Client etcd, ProcessLease lease,
-                       MeterRegistry meters, dev.parley.controller.fanout.ControlFanout fanout) {
+                       MeterRegistry meters, RelayLeadership fanout) {
         this.fanout = fanout;
         this.db = db;
         this.outboxRows = outboxRows;

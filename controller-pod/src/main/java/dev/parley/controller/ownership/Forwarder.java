@@ -1,6 +1,6 @@
 package dev.parley.controller.ownership;
 
-import dev.parley.controller.api.ApiException;
+import dev.parley.controller.http.ApiException;
 import dev.parley.platform.etcd.ControllerEntry;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;

@@ -1,7 +1,7 @@
 package dev.parley.controller.ownership;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.parley.controller.api.ApiException;
+import dev.parley.controller.http.ApiException;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;
 import dev.parley.platform.etcd.ControllerEntry;

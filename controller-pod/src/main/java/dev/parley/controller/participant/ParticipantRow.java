@@ -1,6 +1,6 @@
 package dev.parley.controller.participant;
 
-import dev.parley.controller.api.ApiException;
+import dev.parley.controller.http.ApiException;
 import dev.parley.platform.grant.PublishRights;
 
 import java.sql.Connection;

@@ -1,11 +1,11 @@
 package dev.parley.controller.recording;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.ApiException;
-import dev.parley.controller.api.JsonBody;
-import dev.parley.controller.api.Responses;
+import dev.parley.controller.http.ApiException;
+import dev.parley.controller.http.JsonBody;
+import dev.parley.controller.http.Responses;
 import dev.parley.controller.ownership.Route;
-import dev.parley.controller.internal.InternalCaller;
+import dev.parley.controller.peer.InternalCaller;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;

@@ -2,8 +2,8 @@ package dev.parley.controller.recording;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.ApiException;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.http.ApiException;
+import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.db.Db;
 import dev.parley.controller.outbox.Outbox;
 import jakarta.inject.Singleton;

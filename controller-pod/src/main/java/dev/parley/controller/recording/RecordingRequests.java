@@ -1,7 +1,7 @@
 package dev.parley.controller.recording;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.db.Db;
 import dev.parley.platform.etcd.EtcdKeys;
 import io.etcd.jetcd.Client;

@@ -2,9 +2,9 @@ package dev.parley.controller.recording;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.ApiException;
-import dev.parley.controller.api.JsonBody;
-import dev.parley.controller.api.Responses;
+import dev.parley.controller.http.ApiException;
+import dev.parley.controller.http.JsonBody;
+import dev.parley.controller.http.Responses;
 import dev.parley.controller.auth.Caller;
 import dev.parley.controller.db.Db;
 import dev.parley.controller.meeting.MeetingRow;

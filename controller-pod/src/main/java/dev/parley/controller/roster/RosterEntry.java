@@ -1,7 +1,7 @@
 package dev.parley.controller.roster;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.http.JsonBody;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

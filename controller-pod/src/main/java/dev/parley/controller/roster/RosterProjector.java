@@ -1,7 +1,7 @@
 package dev.parley.controller.roster;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;
 import dev.parley.controller.ownership.LeaderKey;

@@ -1,9 +1,9 @@
 package dev.parley.controller.signaling;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.ApiException;
-import dev.parley.controller.api.JsonBody;
-import dev.parley.controller.internal.InternalCaller;
+import dev.parley.controller.http.ApiException;
+import dev.parley.controller.http.JsonBody;
+import dev.parley.controller.peer.InternalCaller;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -65,7 +65,7 @@ public class PresenceController {
         ObjectNode out = JsonBody.obj();
         var list = out.putArray("replies");
         replies.forEach(list::add);
-        return dev.parley.controller.api.Responses.json(200, out);
+        return dev.parley.controller.http.Responses.json(200, out);
     }
 
     /** Owner → a pod with sockets of the meeting: it ended; the sockets get the last events, then are closed. */

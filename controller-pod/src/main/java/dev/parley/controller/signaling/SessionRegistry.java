@@ -1,7 +1,8 @@
 package dev.parley.controller.signaling;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.control.SessionHub;
+import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.control.ControlLog;
 import dev.parley.controller.control.Cursor;
@@ -43,9 +44,9 @@ public class SessionRegistry implements SessionHub {
     /** Pod URL → its volatile events in order. */
     private final Map<String, SerialExecutor> toPod = new ConcurrentHashMap<>();
     private final java.util.concurrent.ExecutorService podSenders = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
-    private final dev.parley.controller.fanout.PodLink link;
+    private final dev.parley.controller.peer.PodLink link;
 
-    public SessionRegistry(Db db, ControlLog log, MeterRegistry meters, dev.parley.controller.fanout.PodLink link) {
+    public SessionRegistry(Db db, ControlLog log, MeterRegistry meters, dev.parley.controller.peer.PodLink link) {
         this.db = db;
         this.log = log;
         this.link = link;

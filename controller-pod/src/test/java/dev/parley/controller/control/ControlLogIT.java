@@ -2,7 +2,7 @@ package dev.parley.controller.control;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.ApiException;
+import dev.parley.controller.http.ApiException;
 import dev.parley.controller.outbox.Outbox;
 import dev.parley.controller.testing.TestPostgres;
 import dev.parley.testsupport.postgres.PostgresExtension;

@@ -1,4 +1,4 @@
-package dev.parley.controller.api;
+package dev.parley.controller.http;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,6 +1,4 @@
-package dev.parley.controller.signaling;
-
-import dev.parley.controller.control.ControlEvent;
+package dev.parley.controller.control;
 
 import java.util.List;
 import java.util.UUID;

@@ -1,4 +1,4 @@
-package dev.parley.controller.api;
+package dev.parley.controller.http;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,4 +1,4 @@
-package dev.parley.controller.fanout;
+package dev.parley.controller.peer;
 
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.platform.internal.InternalAuth;
@@ -43,7 +43,7 @@ public class PodLink {
                     .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
             com.fasterxml.jackson.databind.JsonNode body = null;
             try {
-                body = r.body() == null || r.body().isEmpty() ? null : dev.parley.controller.api.JsonBody.JSON.readTree(r.body());
+                body = r.body() == null || r.body().isEmpty() ? null : dev.parley.controller.http.JsonBody.JSON.readTree(r.body());
             } catch (Exception notJson) {
                 LOG.debug("internal call {}{}: answer is not JSON", base, path);
             }

@@ -1,6 +1,6 @@
-package dev.parley.controller.internal;
+package dev.parley.controller.peer;
 
-import dev.parley.controller.api.ApiException;
+import dev.parley.controller.http.ApiException;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.platform.internal.InternalAuth;
 import jakarta.inject.Singleton;

@@ -1,4 +1,4 @@
-package dev.parley.controller.api;
+package dev.parley.controller.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micronaut.http.HttpResponse;

@@ -1,4 +1,4 @@
-package dev.parley.controller.api;
+package dev.parley.controller.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;

@@ -1,4 +1,4 @@
-package dev.parley.controller.api;
+package dev.parley.controller.http;
 
 import io.micronaut.context.annotation.Primary;
 import io.micronaut.http.MutableHttpResponse;

@@ -1,10 +1,11 @@
-package dev.parley.controller.meeting;
+package dev.parley.controller.participant;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.parley.controller.api.JsonBody;
+import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.auth.Caller;
 import dev.parley.controller.db.Db;
-import dev.parley.controller.participant.ParticipantRow;
+import dev.parley.controller.meeting.MeetingRow;
+import dev.parley.controller.meeting.MeetingService;
 import jakarta.inject.Singleton;
 
 import java.sql.PreparedStatement;
