@@ -35,7 +35,7 @@ final class StateView {
                 for (PublishedTrack t : p.tracksByMid.values()) sources.put(t.trackId, t.source());
                 pm.put("track_sources", sources);
                 pm.put("pinned", List.copyOf(p.pinned));
-                pm.put("slots", Router.assignments(p));
+                pm.put("slots", MeetingControl.assignments(p));
                 pm.put("congestion_control", congestionState(p, now));
                 pm.put("rtt_ms", p.rtt.rttMs());
                 pm.put("rtt_last_sample_ms", p.rtt.lastSampleMs());
