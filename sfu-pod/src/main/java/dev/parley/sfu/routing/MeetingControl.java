@@ -67,9 +67,7 @@ public final class MeetingControl {
             if (!r.remoteUfrag().equals(existing.remoteUfrag())) {
                 // ICE restart: browser changed its credentials; keep DTLS/SRTP, give new local credentials
                 IceCredentials fresh = IceCredentials.random();
-                router.byUfrag.remove(existing.localCredentials().ufrag());
-                existing.restartIce(fresh, r.remoteUfrag());
-                router.byUfrag.put(fresh.ufrag(), existing);
+                router.demux.restartIce(existing, fresh, r.remoteUfrag());
                 r = AnswerBuilder.answer(offer, publish, fresh, router.certificate.fingerprint(),
                         new AnswerBuilder.Candidates(router.endpoint.address(), router.endpoint.udpPort(), router.endpoint.tcpPort()), slotSsrcs);
             }
@@ -77,7 +75,7 @@ public final class MeetingControl {
             if (existing != null) closeTransport(existing, null);
             t = new WebRtcTransport(UUID.randomUUID().toString(), router.loop, router.io, router.certificate, Router.srtpProfiles(publish, r.media()), local,
                     r.remoteUfrag(), r.remoteFingerprint(), router.metrics, router);
-            router.byUfrag.put(local.ufrag(), t);
+            router.demux.add(t);
             router.owners.put(t, p);
             if (publish) {
                 p.publish = t; p.publishGeneration = generation; p.publishEventsUrl = eventsUrl;
@@ -253,8 +251,7 @@ public final class MeetingControl {
 
     void closeTransport(WebRtcTransport t, String eventType) {
         Participant p = router.owners.remove(t);
-        router.byUfrag.remove(t.localCredentials().ufrag());
-        router.byPath.values().removeIf(x -> x == t);
+        router.demux.remove(t);
         t.close();
         if (p != null) {
             boolean pub = p.publish == t;

@@ -7,7 +7,6 @@ import dev.parley.media.codec.Vp8Descriptor;
 import dev.parley.media.codec.Vp9Descriptor;
 import dev.parley.media.dtls.DtlsCertificate;
 import dev.parley.media.ice.IceCredentials;
-import dev.parley.media.ice.Stun;
 import dev.parley.media.rtcp.Rtcp;
 import dev.parley.media.rtp.ExtensionUris;
 import dev.parley.media.rtp.HeaderExtensions;
@@ -26,17 +25,15 @@ import dev.parley.sfu.grant.GrantBook;
 import dev.parley.sfu.grant.GrantState;
 import dev.parley.sfu.metrics.SfuMetrics;
 import dev.parley.sfu.net.MediaIo;
-import dev.parley.sfu.net.PacketHandler;
-import dev.parley.sfu.net.PacketPath;
 import dev.parley.sfu.signaling.AnswerBuilder;
 import dev.parley.sfu.signaling.MediaPlan;
+import dev.parley.sfu.transport.IceLiteDemux;
 import dev.parley.sfu.transport.TransportListener;
 import dev.parley.sfu.transport.WebRtcTransport;
 import io.netty.channel.EventLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -54,7 +51,7 @@ import java.util.concurrent.TimeUnit;
  * the cache, coalesces keyframe requests, and sends RTCP (RR/REMB up, SR down). Everything here runs on the
  * single media event loop; the internal API enters through {@link #call}.
  */
-public final class Router implements PacketHandler, TransportListener {
+public final class Router implements TransportListener {
     private static final Logger LOG = LoggerFactory.getLogger(Router.class);
     private static final long PLI_INTERVAL_NANOS = 300_000_000L;
     private static final int MAX_STREAMS_PER_PUBLISHER = 32;
@@ -65,6 +62,7 @@ public final class Router implements PacketHandler, TransportListener {
 
     public record Endpoint(String address, int udpPort, int tcpPort) {}
 
+    final IceLiteDemux demux;
     final MediaIo io;
     final EventLoop loop;
     final SfuMetrics metrics;
@@ -72,8 +70,6 @@ public final class Router implements PacketHandler, TransportListener {
     final EventPublisher events;
     Endpoint endpoint;
     final Map<String, Meeting> meetings = new ConcurrentHashMap<>();
-    final Map<String, WebRtcTransport> byUfrag = new HashMap<>();
-    final Map<PacketPath, WebRtcTransport> byPath = new HashMap<>();
     final Map<WebRtcTransport, Participant> owners = new HashMap<>();
     private final byte[] out = new byte[2048];
     private final byte[] ctl = new byte[1600];
@@ -97,7 +93,8 @@ public final class Router implements PacketHandler, TransportListener {
     public Router(SfuMetrics metrics, EventPublisher events) {
         this.metrics = metrics;
         this.events = events;
-        this.io = new MediaIo(this);
+        this.demux = new IceLiteDemux(metrics);
+        this.io = new MediaIo(demux);
         this.loop = io.loop();
     }
 
@@ -160,56 +157,6 @@ public final class Router implements PacketHandler, TransportListener {
     public Map<String, Object> state() { return StateView.render(meetings.values(), owners.size(), probePacketsSent); }
 
     // ================================================================== packet path (media thread)
-
-    @Override
-    public void onPacket(byte[] b, int off, int len, PacketPath path, long now) {
-        metrics.ingressBytes.add(len);
-        metrics.ingressPackets.increment();
-        if (len <= 0) { metrics.drop("empty"); return; }   // a zero-length datagram or RFC 4571 frame
-        int first = b[off] & 0xFF;
-        if (first < 4) {
-            handleStun(b, off, len, path, now);
-        } else if (first >= 20 && first < 64) {
-            WebRtcTransport t = byPath.get(path);
-            if (t == null) { metrics.drop("unknown_path"); return; }
-            t.onDtls(b, off, len);
-        } else if (first >= 128 && first < 192) {
-            WebRtcTransport t = byPath.get(path);
-            if (t == null) { metrics.drop("unknown_path"); return; }
-            t.onSrtp(b, off, len, now);
-        } else {
-            metrics.drop("unknown_protocol");
-        }
-    }
-
-    private void handleStun(byte[] b, int off, int len, PacketPath path, long now) {
-        Stun.Message m = Stun.parse(b, off, len);
-        if (m == null) { metrics.drop("stun_malformed"); return; }
-        if (m.type != Stun.BINDING_REQUEST) return;   // indications, stray responses
-        metrics.stunRequests.increment();
-        if (loopbackPeersOnly && !((InetSocketAddress) path.remote()).getAddress().isLoopbackAddress()) {
-            metrics.drop("peer_not_loopback");
-            return;
-        }
-        String u = m.username;
-        int colon = u == null ? -1 : u.indexOf(':');
-        if (colon <= 0) { metrics.drop("stun_no_username"); return; }
-        WebRtcTransport t = byUfrag.get(u.substring(0, colon));
-        if (t == null) { metrics.drop("stun_unknown_ufrag"); return; }
-        byte[] key = t.localCredentials().pwdBytes();
-        if (!Stun.verify(b, off, m, key)) { metrics.drop("stun_auth"); return; }
-        if (!u.substring(colon + 1).equals(t.remoteUfrag())) { metrics.drop("stun_stale_ufrag"); return; }
-        int n = Stun.writeBindingSuccess(ctl, 0, m.transactionId, (InetSocketAddress) path.remote(), key);
-        path.send(ctl, 0, n);
-        byPath.put(path, t);
-        t.onValidCheck(path, m.useCandidate, now);
-    }
-
-    @Override
-    public void onPathClosed(PacketPath path) {
-        WebRtcTransport t = byPath.remove(path);
-        if (t != null) t.onPathClosed(path);
-    }
 
     @Override
     public void onConnected(WebRtcTransport t) {
@@ -866,14 +813,13 @@ public final class Router implements PacketHandler, TransportListener {
 
     public void setRembBitrate(long bps) { rembBitrateBps = bps; }
 
-    private volatile boolean loopbackPeersOnly;
     private volatile long consentTimeoutNanos = WebRtcTransport.CONSENT_TIMEOUT_NANOS;
 
     /** RFC 7675 consent timeout (30 s); shorter only in tests. */
     public void setConsentTimeoutNanos(long nanos) { consentTimeoutNanos = nanos > 0 ? nanos : WebRtcTransport.CONSENT_TIMEOUT_NANOS; }
 
     /** Only answer connectivity checks from loopback peers (everything in tests stays on 127.0.0.0/8). */
-    public void setLoopbackPeersOnly(boolean v) { loopbackPeersOnly = v; }
+    public void setLoopbackPeersOnly(boolean v) { demux.setLoopbackPeersOnly(v); }
 
     private static long ntpNow() {
         long ms = System.currentTimeMillis();
