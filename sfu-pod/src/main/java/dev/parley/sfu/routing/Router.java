@@ -53,7 +53,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Router implements TransportListener {
     private static final Logger LOG = LoggerFactory.getLogger(Router.class);
-    private static final long PLI_INTERVAL_NANOS = 300_000_000L;
     private static final int MAX_STREAMS_PER_PUBLISHER = 32;
     /** Preference order: AES-GCM (one AES-NI/CLMUL pass) costs well under half of AES-CM + HMAC-SHA1 per packet. */
     static final List<SrtpProfile> PROFILES = List.of(SrtpProfile.AEAD_AES_128_GCM, SrtpProfile.AES128_CM_HMAC_SHA1_80);
@@ -75,20 +74,15 @@ public final class Router implements TransportListener {
     private final byte[] ctl = new byte[1600];
     /** An RTX packet from a publisher restored to its original form. */
     private final byte[] repaired = new byte[2048];
-    private final int[] nackSeqs = new int[64];
     private volatile int lossPermille, ingressLossPermille;
-    /** One keyframe request per publisher stream per 300 ms, whoever asks (subscriber PLIs, layer switches). */
-    private final KeyframeRequestCoalescer keyframes = new KeyframeRequestCoalescer(PLI_INTERVAL_NANOS / 1_000_000);
-    /** Publisher streams with a deferred keyframe request, by SSRC (to send it when the coalescer says so). */
-    private final io.netty.util.collection.IntObjectHashMap<Layer> deferredPli = new io.netty.util.collection.IntObjectHashMap<>();
     /** Per-subscriber estimate drives layer choice and pauses (docs/bwe.md); off: layer by tile size only, no transport seq. */
     volatile boolean congestionControl = true;
     private long lastSecondTick;
     /** Padding packets sent for probe clusters (media thread; shown in /state). */
     private long probePacketsSent;
-    private long lastTwccLogNanos;
 
     private final MeetingControl control = new MeetingControl(this);
+    final RtcpTerminator rtcp;
 
     public Router(SfuMetrics metrics, EventPublisher events) {
         this.metrics = metrics;
@@ -96,13 +90,14 @@ public final class Router implements TransportListener {
         this.demux = new IceLiteDemux(metrics);
         this.io = new MediaIo(demux);
         this.loop = io.loop();
+        this.rtcp = new RtcpTerminator(this);
     }
 
     public void start(String bindAddress, String announced, int udpPort, int tcpPort) throws InterruptedException {
         io.bind(bindAddress, udpPort, tcpPort);
         endpoint = new Endpoint(announced, io.udpPort(), io.tcpPort());
         loop.scheduleAtFixedRate(this::tick, 100, 100, TimeUnit.MILLISECONDS);
-        loop.scheduleAtFixedRate(this::sendTransportFeedback, 50, 50, TimeUnit.MILLISECONDS);
+        loop.scheduleAtFixedRate(rtcp::sendTransportFeedback, 50, 50, TimeUnit.MILLISECONDS);
         metrics.gauge("transports", () -> owners.size());
         metrics.gauge("meetings", () -> meetings.size());
         metrics.gauge("subscriptions", () -> countSubscriptions());
@@ -147,7 +142,7 @@ public final class Router implements TransportListener {
 
     public void close() { io.close(); }
 
-        /** GCM first unless this is a subscribe connection with video that retransmits without RTX (see CM_FIRST). */
+    /** GCM first unless this is a subscribe connection with video that retransmits without RTX (see CM_FIRST). */
     static List<SrtpProfile> srtpProfiles(boolean publish, List<MediaPlan> plans) {
         if (!publish) for (MediaPlan m : plans) if (m.accepted() && m.isVideo() && m.rtxPayloadType() == 0) return CM_FIRST;
         return PROFILES;
@@ -167,7 +162,7 @@ public final class Router implements TransportListener {
         events.publish(pub ? p.publishEventsUrl : p.subscribeEventsUrl, SfuEvent.TRANSPORT_CONNECTED, p.meeting.id, p.id,
                 pub ? p.publishGeneration : p.subscribeGeneration, data);
         long now = System.nanoTime();
-        if (!pub) for (Slot s : p.slots) if (s.track != null && s.track.video) for (Layer l : s.track.layers) requestKeyframe(l, now, true);
+        if (!pub) for (Slot s : p.slots) if (s.track != null && s.track.video) for (Layer l : s.track.layers) rtcp.requestKeyframe(l, now, true);
     }
 
     @Override
@@ -257,7 +252,7 @@ public final class Router implements TransportListener {
                 if (keyframe) {
                     SvcStream st = layer.svc;
                     if (st.spatialLayers > 0) { layer.width = st.width[st.spatialLayers - 1]; layer.height = st.height[st.spatialLayers - 1]; }
-                    keyframes.onKeyframe(layer.ssrc);
+                    rtcp.onKeyframe(layer.ssrc);
                 }
             } else if (tr.vp8) {
                 vp8 = layer.vp8;
@@ -266,7 +261,7 @@ public final class Router implements TransportListener {
                 if (vp8.temporalId >= 0 && !repair) layer.onTemporal(vp8.temporalId, len, vp8.startOfPartition && vp8.partitionId == 0);
                 if (keyframe) {
                     readVp8Size(layer, b, off + hl + vp8.length, pl - vp8.length);
-                    keyframes.onKeyframe(layer.ssrc);
+                    rtcp.onKeyframe(layer.ssrc);
                     if (LOG.isDebugEnabled()) LOG.debug("keyframe {} layer {} seq {}{}", tr.trackId, layer.index, RtpPacket.sequence(b, off), repair ? " (repair)" : "");
                 }
             } else {
@@ -335,10 +330,7 @@ public final class Router implements TransportListener {
         int previousHighest = l.highestSeq;
         int d = l.onPacket(seq, ts, now);
         if (d > 1 && d <= 17 && l.track.video) {
-            int n = 0;
-            for (int s = previousHighest + 1; n < d - 1; s++) nackSeqs[n++] = s & 0xFFFF;
-            int len = Rtcp.writeNack(ctl, 0, p.rtcpSsrc, l.ssrc, nackSeqs, n);
-            if (p.publish.sendRtcp(ctl, 0, len)) metrics.nacksSent.increment();
+            rtcp.nackUpstream(p, l, previousHighest + 1, d - 1);
         }
     }
 
@@ -476,7 +468,7 @@ public final class Router implements TransportListener {
         } else if (s.video) {
             // the send queue is over its bound: drop to the next keyframe rather than queue without limit
             s.waitingKeyframe = true;
-            if (s.current != null) requestKeyframe(s.current, now, false);
+            if (s.current != null) rtcp.requestKeyframe(s.current, now, false);
         }
     }
 
@@ -485,106 +477,16 @@ public final class Router implements TransportListener {
         else o[at] = (byte) (pid & 0x7F);
     }
 
-    @Override
-    public void onRtcp(WebRtcTransport t, byte[] b, int off, int len, long now) {
-        Participant p = owners.get(t);
-        if (p == null || Rtcp.validate(b, off, len) < 0) { metrics.drop("rtcp_malformed"); return; }
-        boolean fromSubscriber = p.subscribe == t;
-        int end = off + len;
-        for (int o = off; o >= 0; o = Rtcp.next(b, o, end)) {
-            int type = Rtcp.type(b, o), fmt = Rtcp.count(b, o), blen = Rtcp.blockLength(b, o);
-            if (!fromSubscriber) {
-                if (type == Rtcp.SR && blen >= 28) {
-                    Layer l = p.layersBySsrc.get(Rtcp.senderSsrc(b, o));
-                    if (l != null) { l.lastSrNtpMiddle = (Rtcp.srNtp(b, o) >>> 16) & 0xFFFFFFFFL; l.lastSrAtNanos = now; }
-                }
-                continue;
-            }
-            if (type == Rtcp.RR || type == Rtcp.SR) {
-                p.rtt.onReportPacket(b, o, blen, now);                 // LSR/DLSR of our sender reports: RTT
-                continue;
-            }
-            if (blen < 12) continue;
-            if (type == Rtcp.RTPFB && fmt == Rtcp.FMT_TWCC) {
-                if (p.bwe == null) continue;
-                if (p.twccReader.read(b, o, blen, p.bwe, now / 1000) < 0) {
-                    metrics.drop("twcc_malformed");
-                    if (now - lastTwccLogNanos > 10_000_000_000L) {
-                        lastTwccLogNanos = now;
-                        LOG.info("malformed transport-cc feedback from a subscriber ({} bytes)", blen);
-                    }
-                } else {
-                    metrics.twccFeedback.increment();
-                }
-            } else if (type == Rtcp.PSFB && fmt == Rtcp.FMT_AFB && Rtcp.isRemb(b, o)) {
-                // REMB: the fallback for receivers without transport-cc (ignored once transport-cc arrived)
-                if (p.bwe != null) p.bwe.onRemb(Rtcp.rembBitrate(b, o), now / 1000);
-            } else if (type == Rtcp.RTPFB && fmt == Rtcp.FMT_NACK) {
-                metrics.nacksReceived.increment();
-                Slot s = slotBySsrc(p, Rtcp.mediaSsrc(b, o));
-                if (s != null) retransmit(s, b, o, now);
-            } else if (type == Rtcp.PSFB && (fmt == Rtcp.FMT_PLI || fmt == Rtcp.FMT_FIR)) {
-                metrics.plisReceived.increment();
-                int media = fmt == Rtcp.FMT_PLI ? Rtcp.mediaSsrc(b, o) : (blen >= 20 ? (int) RtpPacket.readUint32(b, o + 12) : 0);
-                Slot s = slotBySsrc(p, media);
-                if (s != null && s.track != null) {
-                    Layer l = s.current != null ? s.current : s.target;
-                    if (l != null) requestKeyframe(l, now, false);
-                }
-            }
-        }
-    }
-
     /** The grant allows this track's kind: audio, camera video, or (its own permission) a screen share. */
     static boolean mayPublish(GrantState g, PublishedTrack t, long now) {
         return !t.video ? g.mayPublishAudio(now) : t.screen ? g.mayPublishScreen(now) : g.mayPublishVideo(now);
-    }
-
-    private static Slot slotBySsrc(Participant p, int ssrc) {
-        for (Slot s : p.slots) if (s.ssrc == ssrc) return s;
-        return null;
-    }
-
-    /** Answers a subscriber's NACK from the slot's cache, if both sides' grants still allow it. */
-    private void retransmit(Slot s, byte[] b, int o, long now) {
-        if (s.cache == null || s.track == null || s.paused) return;      // paused for bandwidth: no repairs either
-        if (!s.subscriber.grant().maySubscribe(now)) { metrics.drop("grant_subscribe"); return; }
-        GrantState pg = s.track.owner.grant();
-        if (!mayPublish(pg, s.track, now)) { metrics.drop("grant_publish"); return; }
-        WebRtcTransport st = s.subscriber.subscribe;
-        if (st == null || !st.connected()) return;
-        int entries = Math.min(Rtcp.nackEntries(b, o), 32);
-        for (int i = 0; i < entries; i++) {
-            int pid = Rtcp.nackPid(b, o, i), blp = Rtcp.nackBlp(b, o, i);
-            for (int k = -1; k < 16; k++) {
-                if (k >= 0 && (blp & (1 << k)) == 0) continue;
-                int seq = (pid + k + 1) & 0xFFFF;
-                int n = s.cache.get(seq, out);
-                if (n <= 0) continue;
-                Participant sub = s.subscriber;
-                if (s.rtxSsrc != 0) {
-                    // RFC 4588: own SSRC and sequence space, original sequence number first in the payload
-                    n = Rtx.wrap(out, 0, n, out, s.rtxPayloadType, s.rtxSsrc, s.rtxSeq);
-                    if (n < 0) continue;
-                    s.rtxSeq = (s.rtxSeq + 1) & 0xFFFF;
-                }
-                // a retransmission is a new packet on the transport: give it the next transport-wide seq
-                boolean twcc = sub.twccExtId > 0 && n > 19 && (out[0] & 0x10) != 0
-                        && out[16] == (byte) ((sub.twccExtId << 4) | 1);
-                if (twcc) RtpPacket.writeUint16(out, 17, sub.twccSeq & 0xFFFF);
-                if (sendToSubscriber(sub, st, out, n, twcc)) {
-                    metrics.retransmissions.increment();
-                    if (s.rtxSsrc != 0) metrics.rtxSent.increment();
-                }
-            }
-        }
     }
 
     /**
      * Sends an RTP packet (carrying transport seq {@code sub.twccSeq} when {@code twcc}) to a subscriber and records
      * it with the subscriber's estimator; through the test-only emulated link when one is set. False: not sent.
      */
-    private boolean sendToSubscriber(Participant sub, WebRtcTransport st, byte[] b, int len, boolean twcc) {
+    boolean sendToSubscriber(Participant sub, WebRtcTransport st, byte[] b, int len, boolean twcc) {
         EmulatedLink link = sub.testLink;
         if (link != null) {
             long at = System.nanoTime();
@@ -595,24 +497,6 @@ public final class Router implements TransportListener {
         if (!st.sendRtp(b, 0, len)) return false;
         if (twcc) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, System.nanoTime() / 1000, st.lastRtpWireLength());
         return true;
-    }
-
-    /** A keyframe request for {@code l}, coalesced per publisher stream (a deferred one goes out from the tick). */
-    void requestKeyframe(Layer l, long now) { requestKeyframe(l, now, false); }
-
-    private void requestKeyframe(Layer l, long now, boolean force) {
-        if (l.ssrc == 0) return;
-        if (!force && !keyframes.request(l.ssrc, now / 1_000_000)) { deferredPli.put(l.ssrc, l); return; }
-        sendPli(l, now);
-    }
-
-    private void sendPli(Layer l, long now) {
-        Participant pub = l.track.owner;
-        if (pub.publish == null || !pub.publish.connected()) return;
-        l.lastPliNanos = now;
-        if (LOG.isDebugEnabled()) LOG.debug("PLI → {} layer {}", l.track.trackId, l.index);
-        int n = Rtcp.writePli(ctl, 0, pub.rtcpSsrc, l.ssrc);
-        if (pub.publish.sendRtcp(ctl, 0, n)) metrics.plisSent.increment();
     }
 
     // ================================================================== timers (media thread)
@@ -644,16 +528,13 @@ public final class Router implements TransportListener {
                 if (speakerRound) reportSpeakers(m, now);
                 signalClients(m, now);
             }
-            keyframes.drainDue(now / 1_000_000, ssrc -> {
-                Layer l = deferredPli.remove((int) ssrc);
-                if (l != null && l.ssrc == (int) ssrc) sendPli(l, now);
-            });
+            rtcp.sendDeferredKeyframeRequests(now);
             if (now - lastSecondTick >= 1_000_000_000L) {
                 lastSecondTick = now;
                 for (Meeting m : meetings.values()) {
                     for (Participant p : m.participants.values()) for (PublishedTrack t : p.tracksByMid.values()) for (Layer l : t.layers) { l.updateBitrate(now); if (t.vp9) l.svc.updateRates(now); }
                 }
-                for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) sendReports(p, now);
+                for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) rtcp.sendReports(p, now);
                 for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) p.quality.sample(p, now, events);
                 metrics.subscriberSnapshot(subscriberSnapshot(now));
                 metrics.tick();
@@ -666,29 +547,16 @@ public final class Router implements TransportListener {
 
     private long ticks;
 
-    private volatile boolean transportFeedbackEnabled = true;
-
     /** Test-only: stop/start sending transport-cc feedback to publishers. */
-    public void setTransportFeedbackEnabled(boolean v) { transportFeedbackEnabled = v; }
+    public void setTransportFeedbackEnabled(boolean v) { rtcp.setTransportFeedbackEnabled(v); }
 
-    /** Every 50 ms: transport-cc feedback for everything each publisher sent since the last one. */
-    private void sendTransportFeedback() {
-        try {
-            for (Map.Entry<WebRtcTransport, Participant> e : owners.entrySet()) {
-                Participant p = e.getValue();
-                WebRtcTransport t = e.getKey();
-                if (p.publish != t || p.twccIn == null || !t.connected() || !transportFeedbackEnabled) continue;
-                int n, media = 0;
-                for (PublishedTrack tr : p.tracksByMid.values()) if (tr.layers[0].ssrc != 0) { media = tr.layers[0].ssrc; break; }
-                for (int i = 0; i < 8 && (n = p.twccIn.write(ctl, 0, p.rtcpSsrc, media)) > 0; i++) {
-                    if (t.sendRtcp(ctl, 0, n)) metrics.twccFeedbackSent.increment();
-                }
-            }
-            io.flush();
-        } catch (RuntimeException ex) {
-            LOG.warn("transport feedback failed", ex);
-        }
-    }
+    public void setRembBitrate(long bps) { rtcp.setRembBitrate(bps); }
+
+    /** A keyframe request for {@code l}, coalesced per publisher stream (a deferred one goes out from the tick). */
+    void requestKeyframe(Layer l, long now) { rtcp.requestKeyframe(l, now, false); }
+
+    @Override
+    public void onRtcp(WebRtcTransport t, byte[] b, int off, int len, long now) { rtcp.onRtcp(owners.get(t), t, b, off, len, now); }
 
     /** Estimates of every connected subscriber transport and the layer each video slot forwards (aggregated). */
     private SfuMetrics.SubscriberSnapshot subscriberSnapshot(long now) {
@@ -764,7 +632,7 @@ public final class Router implements TransportListener {
             if (!l.active(now)) continue;
             if (anyActive == null) anyActive = l;
             if (l.width == 0) {
-                if (t.layers.length > 1 && now - l.lastPliNanos > 1_000_000_000L) requestKeyframe(l, now, false); // learn its size
+                if (t.layers.length > 1 && now - l.lastPliNanos > 1_000_000_000L) rtcp.requestKeyframe(l, now, false); // learn its size
                 continue;
             }
             if (smallest == null || l.width < smallest.width) smallest = l;
@@ -773,45 +641,8 @@ public final class Router implements TransportListener {
         if (best == null) best = smallest != null ? smallest : anyActive;
         if (best == null) return;
         s.target = best;
-        if (s.current != best || s.waitingKeyframe) requestKeyframe(best, now, false);
+        if (s.current != best || s.waitingKeyframe) rtcp.requestKeyframe(best, now, false);
     }
-
-    /** RR + REMB to publishers, SR + SDES to subscribers, once a second. */
-    private void sendReports(Participant p, long now) {
-        if (p.publish != null && p.publish.connected()) {
-            int n = 0;
-            int[] videoSsrcs = new int[8];
-            int vn = 0;
-            for (PublishedTrack t : p.tracksByMid.values()) {
-                for (Layer l : t.layers) {
-                    if (l.ssrc == 0 || !l.seqInit || n + 32 > 1000) continue;
-                    long dlsr = l.lastSrAtNanos == 0 ? 0 : (now - l.lastSrAtNanos) * 65536 / 1_000_000_000L;
-                    n += Rtcp.writeReceiverReport(ctl, n, p.rtcpSsrc, l.ssrc, l.fractionLostSinceLastReport(), l.cumulativeLost(),
-                            l.extendedHighest(), l.jitter(), l.lastSrNtpMiddle, dlsr);
-                    if (t.video && vn < videoSsrcs.length) videoSsrcs[vn++] = l.ssrc;
-                }
-            }
-            if (vn > 0) n += Rtcp.writeRemb(ctl, n, p.rtcpSsrc, rembBitrateBps, videoSsrcs, vn);
-            if (n > 0) p.publish.sendRtcp(ctl, 0, n);
-        }
-        if (p.subscribe != null && p.subscribe.connected()) {
-            for (Slot s : p.slots) {
-                if (s.packetsSent == 0 || s.track == null) continue;
-                long clock = s.track.clockRate;
-                long rtpNow = (s.lastOutTs + (now - s.lastOutNanos) * clock / 1_000_000_000L) & 0xFFFFFFFFL;
-                long ntp = ntpNow();
-                int n = Rtcp.writeSenderReport(ctl, 0, s.ssrc, ntp, rtpNow, s.packetsSent, s.octetsSent);
-                p.rtt.onSenderReportSent(s.ssrc, ntp, now);
-                n += Rtcp.writeSdesCname(ctl, n, s.ssrc, CNAME);
-                p.subscribe.sendRtcp(ctl, 0, n);
-            }
-        }
-    }
-
-    private static final byte[] CNAME = "parley-sfu".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private volatile long rembBitrateBps = 4_000_000;
-
-    public void setRembBitrate(long bps) { rembBitrateBps = bps; }
 
     private volatile long consentTimeoutNanos = WebRtcTransport.CONSENT_TIMEOUT_NANOS;
 
@@ -821,10 +652,5 @@ public final class Router implements TransportListener {
     /** Only answer connectivity checks from loopback peers (everything in tests stays on 127.0.0.0/8). */
     public void setLoopbackPeersOnly(boolean v) { demux.setLoopbackPeersOnly(v); }
 
-    private static long ntpNow() {
-        long ms = System.currentTimeMillis();
-        long secs = ms / 1000 + 2_208_988_800L;
-        long frac = ((ms % 1000) << 32) / 1000;
-        return (secs << 32) | frac;
-    }
+
 }
