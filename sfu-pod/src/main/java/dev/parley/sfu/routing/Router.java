@@ -53,7 +53,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Router implements TransportListener {
     private static final Logger LOG = LoggerFactory.getLogger(Router.class);
-    private static final int MAX_STREAMS_PER_PUBLISHER = 32;
     /** Preference order: AES-GCM (one AES-NI/CLMUL pass) costs well under half of AES-CM + HMAC-SHA1 per packet. */
     static final List<SrtpProfile> PROFILES = List.of(SrtpProfile.AEAD_AES_128_GCM, SrtpProfile.AES128_CM_HMAC_SHA1_80);
     /** For subscribers without RTX: a NACK is answered with the cached packet itself, which GCM may not seal twice. */
@@ -72,9 +71,7 @@ public final class Router implements TransportListener {
     final Map<WebRtcTransport, Participant> owners = new HashMap<>();
     private final byte[] out = new byte[2048];
     private final byte[] ctl = new byte[1600];
-    /** An RTX packet from a publisher restored to its original form. */
-    private final byte[] repaired = new byte[2048];
-    private volatile int lossPermille, ingressLossPermille;
+    volatile int lossPermille;
     /** Per-subscriber estimate drives layer choice and pauses (docs/bwe.md); off: layer by tile size only, no transport seq. */
     volatile boolean congestionControl = true;
     private long lastSecondTick;
@@ -83,6 +80,7 @@ public final class Router implements TransportListener {
 
     private final MeetingControl control = new MeetingControl(this);
     final RtcpTerminator rtcp;
+    private final Ingest ingest;
 
     public Router(SfuMetrics metrics, EventPublisher events) {
         this.metrics = metrics;
@@ -91,6 +89,7 @@ public final class Router implements TransportListener {
         this.io = new MediaIo(demux);
         this.loop = io.loop();
         this.rtcp = new RtcpTerminator(this);
+        this.ingest = new Ingest(this);
     }
 
     public void start(String bindAddress, String announced, int udpPort, int tcpPort) throws InterruptedException {
@@ -107,7 +106,7 @@ public final class Router implements TransportListener {
     public String certificateFingerprint() { return certificate.fingerprint(); }
     public void setLossPermille(int permille) { lossPermille = Math.max(0, Math.min(1000, permille)); }
     /** Test-only: share of publishers' video packets dropped on arrival (before the SFU sees them), in ‰. */
-    public void setIngressLossPermille(int permille) { ingressLossPermille = Math.max(0, Math.min(1000, permille)); }
+    public void setIngressLossPermille(int permille) { ingest.setIngressLossPermille(permille); }
     public int transports() { return owners.size(); }
     /**
      * Turns per-subscriber congestion control on (default) or off for subscribe transports created afterwards:
@@ -179,66 +178,11 @@ public final class Router implements TransportListener {
     public void onRtp(WebRtcTransport t, byte[] b, int off, int len, long now) {
         Participant p = owners.get(t);
         if (p == null || p.publish != t) { metrics.drop("rtp_on_subscribe"); return; }
-        int ssrc = RtpPacket.ssrc(b, off);
-        Layer layer = p.layersBySsrc.get(ssrc);
-        int ingressLoss = ingressLossPermille;
-        if (ingressLoss > 0 && layer != null && layer.track.video && ThreadLocalRandom.current().nextInt(1000) < ingressLoss) {
-            metrics.drop("test_loss_ingress");     // as if lost upstream: the gap triggers a NACK to the publisher
-            return;
-        }
-        // every packet that arrived counts for the publisher's congestion control (media, RTX, padding probes)
-        if (p.publishTwccExtId > 0 && p.twccIn != null) {
-            int tseq = HeaderExtensions.transportSequence(b, off, len, p.publishTwccExtId);
-            if (tseq >= 0) p.twccIn.onPacket(tseq, now / 1000);
-        }
-        if (layer == null) {
-            Layer repaired = p.rtxLayersBySsrc.get(ssrc);
-            if (repaired == null) repaired = learnRtx(p, b, off, len, ssrc);
-            if (repaired != null) { onRtx(p, repaired, b, off, len, now); return; }
-            if ((layer = learn(p, b, off, len, ssrc)) == null) { metrics.drop("unknown_ssrc"); return; }
-        }
-        PublishedTrack tr = layer.track;
-        if (RtpPacket.payloadType(b, off) != tr.payloadType) { metrics.drop("payload_type"); return; }
-        GrantState g = p.grant();
-        if (!mayPublish(g, tr, now)) { metrics.drop("grant_publish"); return; }
-        int hl = RtpPacket.headerLength(b, off, len);
-        int pl = RtpPacket.payloadLength(b, off, len);
-        if (hl < 0 || pl < 0) { metrics.drop("rtp_malformed"); return; }
-        int seq = RtpPacket.sequence(b, off);
-        if (tr.rtxPayloadType != 0) layer.markSeen(seq);
-        receiveStats(p, layer, seq, RtpPacket.timestamp(b, off), now);
-        layer.bytesReceived += len;
-        route(p, layer, b, off, len, hl, pl, now, false);
-    }
-
-    /**
-     * An RTX packet from a publisher (RFC 4588): restored to the original packet and routed like a late original,
-     * unless that packet already arrived (Chromium also sends old media on RTX as bandwidth probes).
-     */
-    private void onRtx(Participant p, Layer layer, byte[] b, int off, int len, long now) {
-        PublishedTrack tr = layer.track;
-        if (RtpPacket.payloadType(b, off) != tr.rtxPayloadType) { metrics.drop("payload_type"); return; }
-        GrantState g = p.grant();
-        if (!mayPublish(g, tr, now)) { metrics.drop("grant_publish"); return; }
-        int osn = Rtx.originalSequence(b, off, len);
-        if (osn < 0) { metrics.drop("rtx_padding"); return; }
-        if (layer.ssrc == 0 || !layer.seqInit || RtpPacket.seqDelta(osn, layer.highestSeq) > 0
-                || RtpPacket.seqDelta(osn, layer.highestSeq) < -Layer.SEEN || !layer.markSeen(osn)) {
-            metrics.drop("rtx_duplicate");
-            return;
-        }
-        int n = Rtx.unwrap(b, off, len, repaired, tr.payloadType, layer.ssrc);
-        if (n < 0) { metrics.drop("rtp_malformed"); return; }
-        int hl = RtpPacket.headerLength(repaired, 0, n);
-        int pl = RtpPacket.payloadLength(repaired, 0, n);
-        if (hl < 0 || pl < 0) { metrics.drop("rtp_malformed"); return; }
-        metrics.rtxRepairs.increment();
-        layer.received++;                                  // the original arrived after all (RFC 3550 counts it)
-        route(p, layer, repaired, 0, n, hl, pl, now, true);
+        ingest.onRtp(p, b, off, len, now);
     }
 
     /** Parses the payload (keyframe, size, audio level) and forwards to every slot of the track. */
-    private void route(Participant p, Layer layer, byte[] b, int off, int len, int hl, int pl, long now, boolean repair) {
+    void route(Participant p, Layer layer, byte[] b, int off, int len, int hl, int pl, long now, boolean repair) {
         PublishedTrack tr = layer.track;
         boolean keyframe = false;
         Vp8Descriptor vp8 = null;
@@ -276,62 +220,11 @@ public final class Router implements TransportListener {
         for (int i = 0; i < slots.size(); i++) forward(slots.get(i), layer, b, off, len, hl, pl, keyframe, vp8, vp9, now, repair);
     }
 
-    /** First packet on an unknown SSRC with the track's RTX payload type: which layer does it repair? */
-    private Layer learnRtx(Participant p, byte[] b, int off, int len, int ssrc) {
-        if (p.rtxLayersBySsrc.size() >= MAX_STREAMS_PER_PUBLISHER) return null;
-        Layer layer = layerOf(p, b, off, len, ssrc, p.repairedRidExtId);
-        if (layer == null || layer.track.rtxPayloadType == 0 || RtpPacket.payloadType(b, off) != layer.track.rtxPayloadType) return null;
-        if (layer.rtxSsrc != 0) p.rtxLayersBySsrc.remove(layer.rtxSsrc);
-        layer.rtxSsrc = ssrc;
-        p.rtxLayersBySsrc.put(ssrc, layer);
-        return layer;
-    }
-
-    private Layer learn(Participant p, byte[] b, int off, int len, int ssrc) {
-        if (p.layersBySsrc.size() >= MAX_STREAMS_PER_PUBLISHER) return null;
-        if (p.repairedRidExtId > 0 && HeaderExtensions.find(b, off, len, p.repairedRidExtId) != HeaderExtensions.NOT_FOUND) return null;
-        Layer layer = layerOf(p, b, off, len, ssrc, p.ridExtId);
-        if (layer == null || RtpPacket.payloadType(b, off) != layer.track.payloadType) return null;
-        if (layer.ssrc != 0) p.layersBySsrc.remove(layer.ssrc);   // publisher restarted this stream
-        layer.ssrc = ssrc;
-        layer.seqInit = false;
-        p.layersBySsrc.put(ssrc, layer);
-        LOG.debug("learned ssrc {} → {} rid {}", ssrc & 0xFFFFFFFFL, layer.track.trackId, layer.rid);
-        return layer;
-    }
-
-    /**
-     * The layer a packet on a new SSRC belongs to: its track by the {@code mid} extension (else an SSRC declared in
-     * the offer), its simulcast layer by the rid in extension {@code ridExtId} (rid for media, repaired-rid for RTX).
-     */
-    private static Layer layerOf(Participant p, byte[] b, int off, int len, int ssrc, int ridExtId) {
-        PublishedTrack tr = null;
-        if (p.midExtId > 0) {
-            String mid = HeaderExtensions.readString(b, off, len, p.midExtId);
-            if (mid != null) tr = p.tracksByMid.get(mid);
-        }
-        if (tr == null) tr = p.tracksByDeclaredSsrc.get(ssrc & 0xFFFFFFFFL);
-        if (tr == null) return null;
-        if (tr.layers.length == 1) return tr.layers[0];
-        String rid = ridExtId > 0 ? HeaderExtensions.readString(b, off, len, ridExtId) : null;
-        return rid == null ? null : tr.layer(rid);
-    }
-
     /** VP8 keyframe header (RFC 6386 §9.1): 3-byte tag, start code 9d 01 2a, 14-bit width and height. */
     private static void readVp8Size(Layer layer, byte[] b, int o, int n) {
         if (n < 10 || (b[o + 3] & 0xFF) != 0x9d || b[o + 4] != 0x01 || b[o + 5] != 0x2a) return;
         layer.width = ((b[o + 6] & 0xFF) | ((b[o + 7] & 0xFF) << 8)) & 0x3FFF;
         layer.height = ((b[o + 8] & 0xFF) | ((b[o + 9] & 0xFF) << 8)) & 0x3FFF;
-    }
-
-    /** Receive statistics and upstream NACK for packets the SFU itself never got. */
-    private void receiveStats(Participant p, Layer l, int seq, long ts, long now) {
-        l.lastPacketNanos = now;
-        int previousHighest = l.highestSeq;
-        int d = l.onPacket(seq, ts, now);
-        if (d > 1 && d <= 17 && l.track.video) {
-            rtcp.nackUpstream(p, l, previousHighest + 1, d - 1);
-        }
     }
 
     private void forward(Slot s, Layer layer, byte[] b, int off, int len, int hl, int pl, boolean keyframe,
