@@ -69,8 +69,10 @@ public final class Router implements TransportListener {
     Endpoint endpoint;
     final Map<String, Meeting> meetings = new ConcurrentHashMap<>();
     final Map<WebRtcTransport, Participant> owners = new HashMap<>();
-    private final byte[] out = new byte[2048];
-    private final byte[] ctl = new byte[1600];
+    /** The packet being built for one slot (every slot writes here in turn). */
+    final byte[] out = new byte[2048];
+    /** Padding and probe packets being built. */
+    final byte[] ctl = new byte[1600];
     volatile int lossPermille;
     /** Per-subscriber estimate drives layer choice and pauses (docs/bwe.md); off: layer by tile size only, no transport seq. */
     volatile boolean congestionControl = true;
@@ -217,7 +219,7 @@ public final class Router implements TransportListener {
             if (level >= 0) p.meeting.speakers.onAudioLevel(p.speakerSlot, level, now / 1_000_000);
         }
         List<Slot> slots = tr.slots;
-        for (int i = 0; i < slots.size(); i++) forward(slots.get(i), layer, b, off, len, hl, pl, keyframe, vp8, vp9, now, repair);
+        for (int i = 0; i < slots.size(); i++) slots.get(i).forward(this, layer, b, off, len, hl, pl, keyframe, vp8, vp9, now, repair);
     }
 
     /** VP8 keyframe header (RFC 6386 §9.1): 3-byte tag, start code 9d 01 2a, 14-bit width and height. */
@@ -225,149 +227,6 @@ public final class Router implements TransportListener {
         if (n < 10 || (b[o + 3] & 0xFF) != 0x9d || b[o + 4] != 0x01 || b[o + 5] != 0x2a) return;
         layer.width = ((b[o + 6] & 0xFF) | ((b[o + 7] & 0xFF) << 8)) & 0x3FFF;
         layer.height = ((b[o + 8] & 0xFF) | ((b[o + 9] & 0xFF) << 8)) & 0x3FFF;
-    }
-
-    private void forward(Slot s, Layer layer, byte[] b, int off, int len, int hl, int pl, boolean keyframe,
-                         Vp8Descriptor vp8, Vp9Descriptor vp9, long now, boolean repair) {
-        Participant sub = s.subscriber;
-        if (!sub.grant().maySubscribe(now)) { metrics.drop("grant_subscribe"); return; }
-        WebRtcTransport st = sub.subscribe;
-        if (st == null || !st.connected()) { metrics.drop("subscriber_not_connected"); return; }
-        boolean frameStart = vp9 != null ? vp9.startOfPicture() : vp8 == null || (vp8.startOfPartition && vp8.partitionId == 0);
-        if (repair && (layer != s.current || s.waitingKeyframe)) return;   // repairs fill holes, never switch
-        if (s.video) {
-            if (s.paused) return;                                     // the allocator paused it for bandwidth
-            if (layer != s.current) {
-                Layer want = s.target != null ? s.target : layer;
-                if (layer != want || !keyframe || !frameStart) return;
-                s.switchTo(layer, b, off, vp8, vp9, now);
-            } else if (s.waitingKeyframe) {
-                if (!keyframe || !frameStart) return;
-                // resume (pause, send-queue drop) re-bases the numbers: what was skipped is no gap the receiver NACKs
-                s.switchTo(layer, b, off, vp8, vp9, now);
-            }
-        } else if (layer != s.current) {
-            s.switchTo(layer, b, off, null, now);
-        }
-        int inSeq = RtpPacket.sequence(b, off);
-        if (s.sinceSwitch < 1000) {                                   // late packets from before the switch point
-            if (RtpPacket.seqDelta(inSeq, s.switchSeq) < 0) return;
-            s.sinceSwitch++;
-        }
-        TemporalFilter tf = s.temporal;
-        int fate, seqShift;
-        if (vp9 != null) {                                            // VP9 SVC: spatial and temporal layers
-            fate = s.svc.admit(inSeq, vp9, keyframe);
-            seqShift = s.svc.seqShift;
-        } else {
-            fate = tf == null ? TemporalFilter.FORWARD : tf.admit(inSeq, vp8, keyframe);
-            seqShift = tf == null ? 0 : tf.seqShift;
-        }
-        if (fate != TemporalFilter.FORWARD) {                         // a layer above the slot's target
-            if (fate == TemporalFilter.FILL) {
-                int n = ProbePadding.writeFill(ctl, s, sub.twccExtId, sub.twccSeq, (inSeq + s.seqOffset - seqShift) & 0xFFFF,
-                        (RtpPacket.timestamp(b, off) + s.tsOffset) & 0xFFFFFFFFL);
-                sendToSubscriber(sub, st, ctl, n, sub.twccExtId > 0);
-            }
-            return;
-        }
-        int outSeq = (inSeq + s.seqOffset - seqShift) & 0xFFFF;
-        long outTs = (RtpPacket.timestamp(b, off) + s.tsOffset) & 0xFFFFFFFFL;
-
-        // fixed header with the slot's identity; the publisher's extensions are replaced by the slot's own
-        byte[] o = out;
-        o[0] = (byte) (0x80 | (b[off] & 0x20));
-        // VP9: the last packet forwarded of a picture ends it for the receiver (upper spatial layers dropped)
-        o[1] = (byte) ((b[off + 1] & 0x80) | (vp9 != null && s.svc.marker ? 0x80 : 0) | s.payloadType);
-        RtpPacket.setSequence(o, 0, outSeq);
-        RtpPacket.setTimestamp(o, 0, outTs);
-        RtpPacket.setSsrc(o, 0, s.ssrc);
-        int p = 12;
-        int twccId = sub.twccExtId;
-        if (s.midExtId > 0 || s.audioLevelExtId > 0 || twccId > 0) {
-            int start = p;
-            o[p] = (byte) 0xBE; o[p + 1] = (byte) 0xDE;
-            p += 4;
-            if (twccId > 0) {                       // always first (bytes 16..18): retransmit rewrites it there
-                o[p++] = (byte) ((twccId << 4) | 1);
-                RtpPacket.writeUint16(o, p, sub.twccSeq & 0xFFFF);
-                p += 2;
-            }
-            if (s.midExtId > 0) {
-                o[p++] = (byte) ((s.midExtId << 4) | (s.midBytes.length - 1));
-                System.arraycopy(s.midBytes, 0, o, p, s.midBytes.length);
-                p += s.midBytes.length;
-            }
-            if (s.audioLevelExtId > 0 && layer.track.audioLevelExtId > 0) {
-                long f = HeaderExtensions.find(b, off, len, layer.track.audioLevelExtId);
-                if (f != HeaderExtensions.NOT_FOUND) {
-                    o[p++] = (byte) (s.audioLevelExtId << 4);
-                    o[p++] = b[HeaderExtensions.offset(f)];
-                }
-            }
-            while (((p - start) & 3) != 0) o[p++] = 0;
-            RtpPacket.writeUint16(o, start + 2, (p - start - 4) / 4);
-            o[0] |= 0x10;
-        }
-        int bodyLen = len - hl;
-        if (p + bodyLen + 32 > o.length) { metrics.drop("too_large"); return; }
-        System.arraycopy(b, off + hl, o, p, bodyLen);
-        if (vp9 != null) {                   // picture ids keep their distances (see SvcFilter); offsets only
-            int shift = p - (off + hl);
-            if (vp9.pictureIdBits > 0) {
-                int pid = (vp9.pictureId + s.pidOffset) & 0x7FFF;
-                writePid(o, vp9.pictureIdOffset + shift, vp9.pictureIdBits, pid);
-                s.lastOutPid = pid;
-            }
-            if (vp9.tl0PicIdx >= 0) {
-                int tl0 = (vp9.tl0PicIdx + s.tl0Offset) & 0xFF;
-                o[vp9.tl0PicIdxOffset + shift] = (byte) tl0;
-                s.lastOutTl0 = tl0;
-            }
-        }
-        if (vp8 != null) {
-            int shift = p - (off + hl);
-            int pid = -1, tl0 = -1;
-            if (vp8.pictureIdBits > 0) {
-                pid = (vp8.pictureId + s.pidOffset - tf.pidShift) & 0x7FFF;
-                writePid(o, vp8.pictureIdOffset + shift, vp8.pictureIdBits, pid);
-            }
-            if (vp8.tl0PicIdx >= 0) {
-                tl0 = (vp8.tl0PicIdx + s.tl0Offset) & 0xFF;
-                o[vp8.tl0PicIdxOffset + shift] = (byte) tl0;
-            }
-            s.noteVp8Out(pid, vp8.pictureIdBits, tl0);      // only newer numbers move the switch point
-        }
-        int total = p + bodyLen;
-        if (RtpPacket.seqDelta(outSeq, s.lastOutSeq) > 0 || s.packetsSent == 0) {
-            s.lastOutSeq = outSeq;
-            s.lastOutTs = outTs;
-            s.lastOutNanos = now;
-        }
-        s.packetsSent++;
-        s.octetsSent += pl;
-        if (s.cache != null) s.cache.put(outSeq, o, 0, total);
-        int loss = lossPermille;
-        if (loss > 0 && ThreadLocalRandom.current().nextInt(1000) < loss) {
-            // lost "on the wire": the estimator must see it as sent and then missing
-            if (twccId > 0) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, System.nanoTime() / 1000, total + 10);
-            metrics.drop("test_loss");
-            return;
-        }
-        if (sendToSubscriber(sub, st, o, total, twccId > 0)) {
-            long sentAt = System.nanoTime();
-            metrics.forwardedPackets.increment();
-            metrics.queueAge((sentAt - now) / 1000);
-        } else if (s.video) {
-            // the send queue is over its bound: drop to the next keyframe rather than queue without limit
-            s.waitingKeyframe = true;
-            if (s.current != null) rtcp.requestKeyframe(s.current, now, false);
-        }
-    }
-
-    private static void writePid(byte[] o, int at, int bits, int pid) {
-        if (bits == 15) { o[at] = (byte) (0x80 | ((pid >>> 8) & 0x7F)); o[at + 1] = (byte) pid; }
-        else o[at] = (byte) (pid & 0x7F);
     }
 
     /** The grant allows this track's kind: audio, camera video, or (its own permission) a screen share. */
