@@ -6,26 +6,14 @@ import dev.parley.media.codec.H264Keyframes;
 import dev.parley.media.codec.Vp8Descriptor;
 import dev.parley.media.codec.Vp9Descriptor;
 import dev.parley.media.dtls.DtlsCertificate;
-import dev.parley.media.ice.IceCredentials;
-import dev.parley.media.rtcp.Rtcp;
-import dev.parley.media.rtp.ExtensionUris;
 import dev.parley.media.rtp.HeaderExtensions;
 import dev.parley.media.rtp.RtpPacket;
-import dev.parley.media.rtp.Rtx;
 import dev.parley.media.srtp.SrtpProfile;
-import dev.parley.platform.grant.Grant;
 import dev.parley.platform.internal.SfuEvent;
-import dev.parley.platform.internal.PublishSource;
-import dev.parley.platform.internal.SlotAssignment;
-import dev.parley.platform.internal.TrackSubscription;
-import dev.parley.sfu.allocation.KeyframeRequestCoalescer;
 import dev.parley.sfu.events.EventPublisher;
-import dev.parley.sfu.feedback.TransportFeedbackRecorder;
-import dev.parley.sfu.grant.GrantBook;
 import dev.parley.sfu.grant.GrantState;
 import dev.parley.sfu.metrics.SfuMetrics;
 import dev.parley.sfu.net.MediaIo;
-import dev.parley.sfu.signaling.AnswerBuilder;
 import dev.parley.sfu.signaling.MediaPlan;
 import dev.parley.sfu.transport.IceLiteDemux;
 import dev.parley.sfu.transport.TransportListener;
@@ -36,20 +24,19 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The SFU's media plane: demultiplexes every packet on the shared ports (STUN → ICE-lite, DTLS, SRTP), checks
- * grants per packet, forwards each publisher stream to every subscriber slot with rewriting, answers NACKs from
- * the cache, coalesces keyframe requests, and sends RTCP (RR/REMB up, SR down). Everything here runs on the
- * single media event loop; the internal API enters through {@link #call}.
+ * The SFU's media plane (mediasoup's Router): holds the meetings, receives decrypted RTP/RTCP from the transports
+ * ({@link dev.parley.sfu.transport.IceLiteDemux} → WebRtcTransport → here), parses each publisher packet once and
+ * fans it out to the track's slots ({@link Slot#forward}); runs the timers (consent, estimators, allocation, probes,
+ * reports). Publisher RTP in is {@link Ingest}, RTCP is {@link RtcpTerminator}, the control API is
+ * {@link MeetingControl}, {@code /state} is {@link StateView}. Everything runs on the single media event loop; the
+ * internal API enters through {@link #call}.
  */
 public final class Router implements TransportListener {
     private static final Logger LOG = LoggerFactory.getLogger(Router.class);

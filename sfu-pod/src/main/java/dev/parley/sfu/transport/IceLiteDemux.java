@@ -1,5 +1,6 @@
 package dev.parley.sfu.transport;
 
+import dev.parley.media.ice.IceCredentials;
 import dev.parley.media.ice.Stun;
 import dev.parley.sfu.metrics.SfuMetrics;
 import dev.parley.sfu.net.PacketHandler;
@@ -32,7 +33,7 @@ public final class IceLiteDemux implements PacketHandler {
     public void add(WebRtcTransport t) { byUfrag.put(t.localCredentials().ufrag(), t); }
 
     /** ICE restart: the transport answers to new local credentials from now on (DTLS and SRTP are kept). */
-    public void restartIce(WebRtcTransport t, dev.parley.media.ice.IceCredentials fresh, String remoteUfrag) {
+    public void restartIce(WebRtcTransport t, IceCredentials fresh, String remoteUfrag) {
         byUfrag.remove(t.localCredentials().ufrag());
         t.restartIce(fresh, remoteUfrag);
         byUfrag.put(fresh.ufrag(), t);
