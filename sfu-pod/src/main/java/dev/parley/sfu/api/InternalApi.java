@@ -24,6 +24,8 @@ import dev.parley.platform.ticket.ConnectTicketClaims;
 import dev.parley.platform.ticket.TicketRejectedException;
 import dev.parley.platform.ticket.TicketVerifier;
 import dev.parley.sfu.metrics.SfuMetrics;
+import dev.parley.sfu.routing.ControlException;
+import dev.parley.sfu.routing.MeetingControl;
 import dev.parley.sfu.routing.Router;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +57,7 @@ public final class InternalApi implements AutoCloseable {
     /** Bodies are read as trees and checked field by field ({@link RequestBodies}); {@code {} x} is not JSON. */
     private final ObjectMapper json = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true);
     private final Router router;
+    private final MeetingControl control;
     private final InternalAuth auth;
     private final TicketVerifier tickets;
     private final String podName;
@@ -66,6 +69,7 @@ public final class InternalApi implements AutoCloseable {
     public InternalApi(String bind, int port, Router router, InternalAuth auth, TicketVerifier tickets, String podName,
                        SfuMetrics metrics, boolean testHooks, BooleanSupplier ready) throws IOException {
         this.router = router;
+        this.control = router.control();
         this.auth = auth;
         this.tickets = tickets;
         this.podName = podName;
@@ -95,8 +99,8 @@ public final class InternalApi implements AutoCloseable {
             if (!auth.accepts(ex.getRequestHeaders().getFirst(InternalAuth.HEADER))) { error(ex, 401, "unauthorized", null, "bearer secret required"); return; }
             try {
                 route(ex, method, path);
-            } catch (Router.Rejected r) {
-                error(ex, r.status, r.code, r.highestEpoch, r.getMessage());
+            } catch (ControlException e) {
+                error(ex, status(e), code(e), highestEpoch(e), e.getMessage());
             } catch (SdpException e) {
                 error(ex, 400, "bad_sdp", null, e.getMessage());
             } catch (JsonFields.Invalid e) {
@@ -150,13 +154,13 @@ public final class InternalApi implements AutoCloseable {
             String mid = seg[1], pid = seg[3];
             if (seg.length == 4 && method.equals("DELETE")) {
                 long epoch = queryLong(ex.getRequestURI(), "controller_epoch");
-                router.call(() -> { router.removeParticipant(mid, pid, epoch); return null; });
+                router.call(() -> { control.removeParticipant(mid, pid, epoch); return null; });
                 ex.sendResponseHeaders(204, -1);
                 return;
             }
             if (seg.length == 5 && seg[4].equals("subscriptions") && method.equals("PUT")) {
                 UpdateSubscriptionsRequest req = RequestBodies.updateSubscriptions(tree(ex));
-                var slots = router.call(() -> router.updateSubscriptions(mid, pid, req.controllerEpoch(), req.tracks()));
+                var slots = router.call(() -> control.updateSubscriptions(mid, pid, req.controllerEpoch(), req.tracks()));
                 send(ex, 200, new UpdateSubscriptionsResponse(slots));
                 return;
             }
@@ -187,7 +191,7 @@ public final class InternalApi implements AutoCloseable {
             return;
         }
         boolean publish = req.kind() == TransportKind.PUBLISH;
-        Router.TransportResult r = router.call(() -> router.createTransport(req.meetingId(), req.participantId(),
+        MeetingControl.TransportResult r = router.call(() -> control.createTransport(req.meetingId(), req.participantId(),
                 req.transportGeneration(), req.controllerEpoch(), publish, req.sdpOffer(), req.grant(), req.eventsUrl(),
                 req.sources()));
         send(ex, 200, new CreateTransportResponse(r.transportId(), r.answer(), publish ? null : r.slots()));
@@ -203,14 +207,14 @@ public final class InternalApi implements AutoCloseable {
         long kbps = JsonFields.optionalInteger(body, "capacity_kbps", "", 0, 0, Long.MAX_VALUE / 1000);
         int delayMs = (int) JsonFields.optionalInteger(body, "delay_ms", "", 0, 0, 10_000);
         double loss = JsonFields.optionalNumber(body, "loss_percent", "", 0, 0, 100);
-        boolean known = router.call(() -> router.setTestLink(mid, pid, kbps * 1000, delayMs, loss));
+        boolean known = router.call(() -> control.setTestLink(mid, pid, kbps * 1000, delayMs, loss));
         if (!known) { error(ex, 404, "not_found", null, "unknown participant"); return; }
         send(ex, 200, Map.of("capacity_kbps", kbps, "delay_ms", delayMs, "loss_percent", loss));
     }
 
     private void putGrants(HttpExchange ex) throws IOException {
         PutGrantsRequest req = RequestBodies.putGrants(tree(ex));
-        Map<String, Long> acks = router.call(() -> router.putGrants(req.meetingId(), req.controllerEpoch(), req.grants()));
+        Map<String, Long> acks = router.call(() -> control.putGrants(req.meetingId(), req.controllerEpoch(), req.grants()));
         List<GrantAck> list = new ArrayList<>();
         acks.forEach((pid, v) -> list.add(new GrantAck(pid, v)));
         send(ex, 200, new PutGrantsResponse(list));
@@ -228,10 +232,10 @@ public final class InternalApi implements AutoCloseable {
             for (PutGrantsRequest m : req.meetings()) {
                 try {
                     List<GrantAck> acks = new ArrayList<>();
-                    router.putGrants(m.meetingId(), m.controllerEpoch(), m.grants()).forEach((pid, v) -> acks.add(new GrantAck(pid, v)));
+                    control.putGrants(m.meetingId(), m.controllerEpoch(), m.grants()).forEach((pid, v) -> acks.add(new GrantAck(pid, v)));
                     out.add(PutGrantBatchResponse.MeetingResult.applied(m.meetingId(), acks));
-                } catch (Router.Rejected r) {
-                    out.add(PutGrantBatchResponse.MeetingResult.rejected(m.meetingId(), new InternalError(r.code, r.highestEpoch, r.getMessage())));
+                } catch (ControlException e) {
+                    out.add(PutGrantBatchResponse.MeetingResult.rejected(m.meetingId(), new InternalError(code(e), highestEpoch(e), e.getMessage())));
                 }
             }
             return out;
@@ -274,6 +278,29 @@ public final class InternalApi implements AutoCloseable {
         ex.getResponseHeaders().set("Content-Type", "application/json");
         ex.sendResponseHeaders(status, b.length);
         ex.getResponseBody().write(b);
+    }
+
+    /** The HTTP status for a control refusal: the media plane knows nothing of HTTP (docs/internal-api.md errors). */
+    static int status(ControlException e) {
+        return switch (e) {
+            case ControlException.StaleEpoch x -> 409;
+            case ControlException.StaleGeneration x -> 409;
+            case ControlException.NotFound x -> 404;
+            case ControlException.Invalid x -> 400;
+        };
+    }
+
+    static String code(ControlException e) {
+        return switch (e) {
+            case ControlException.StaleEpoch x -> "stale_epoch";
+            case ControlException.StaleGeneration x -> "stale_generation";
+            case ControlException.NotFound x -> "not_found";
+            case ControlException.Invalid x -> "bad_request";
+        };
+    }
+
+    private static Long highestEpoch(ControlException e) {
+        return e instanceof ControlException.StaleEpoch s ? s.highestEpoch : null;
     }
 
     private void error(HttpExchange ex, int status, String code, Long highestEpoch, String detail) throws IOException {

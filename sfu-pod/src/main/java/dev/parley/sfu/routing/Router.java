@@ -6,58 +6,40 @@ import dev.parley.media.codec.H264Keyframes;
 import dev.parley.media.codec.Vp8Descriptor;
 import dev.parley.media.codec.Vp9Descriptor;
 import dev.parley.media.dtls.DtlsCertificate;
-import dev.parley.media.ice.IceCredentials;
-import dev.parley.media.ice.Stun;
-import dev.parley.media.rtcp.Rtcp;
-import dev.parley.media.rtp.ExtensionUris;
 import dev.parley.media.rtp.HeaderExtensions;
 import dev.parley.media.rtp.RtpPacket;
-import dev.parley.media.rtp.Rtx;
 import dev.parley.media.srtp.SrtpProfile;
-import dev.parley.platform.grant.Grant;
 import dev.parley.platform.internal.SfuEvent;
-import dev.parley.platform.internal.PublishSource;
-import dev.parley.platform.internal.SlotAssignment;
-import dev.parley.platform.internal.TrackSubscription;
-import dev.parley.sfu.allocation.KeyframeRequestCoalescer;
 import dev.parley.sfu.events.EventPublisher;
-import dev.parley.sfu.feedback.TransportFeedbackRecorder;
-import dev.parley.sfu.grant.GrantBook;
 import dev.parley.sfu.grant.GrantState;
 import dev.parley.sfu.metrics.SfuMetrics;
 import dev.parley.sfu.net.MediaIo;
-import dev.parley.sfu.net.PacketHandler;
-import dev.parley.sfu.net.PacketPath;
-import dev.parley.sfu.signaling.AnswerBuilder;
 import dev.parley.sfu.signaling.MediaPlan;
+import dev.parley.sfu.transport.IceLiteDemux;
 import dev.parley.sfu.transport.TransportListener;
 import dev.parley.sfu.transport.WebRtcTransport;
 import io.netty.channel.EventLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The SFU's media plane: demultiplexes every packet on the shared ports (STUN → ICE-lite, DTLS, SRTP), checks
- * grants per packet, forwards each publisher stream to every subscriber slot with rewriting, answers NACKs from
- * the cache, coalesces keyframe requests, and sends RTCP (RR/REMB up, SR down). Everything here runs on the
- * single media event loop; the internal API enters through {@link #call}.
+ * The SFU's media plane (mediasoup's Router): holds the meetings, receives decrypted RTP/RTCP from the transports
+ * ({@link dev.parley.sfu.transport.IceLiteDemux} → WebRtcTransport → here), parses each publisher packet once and
+ * fans it out to the track's slots ({@link Slot#forward}); runs the timers (consent, estimators, allocation, probes,
+ * reports). Publisher RTP in is {@link Ingest}, RTCP is {@link RtcpTerminator}, the control API is
+ * {@link MeetingControl}, {@code /state} is {@link StateView}. Everything runs on the single media event loop; the
+ * internal API enters through {@link #call}.
  */
-public final class Router implements PacketHandler, TransportListener {
+public final class Router implements TransportListener {
     private static final Logger LOG = LoggerFactory.getLogger(Router.class);
-    private static final long PLI_INTERVAL_NANOS = 300_000_000L;
-    private static final int MAX_STREAMS_PER_PUBLISHER = 32;
     /** Preference order: AES-GCM (one AES-NI/CLMUL pass) costs well under half of AES-CM + HMAC-SHA1 per packet. */
     static final List<SrtpProfile> PROFILES = List.of(SrtpProfile.AEAD_AES_128_GCM, SrtpProfile.AES128_CM_HMAC_SHA1_80);
     /** For subscribers without RTX: a NACK is answered with the cached packet itself, which GCM may not seal twice. */
@@ -65,62 +47,45 @@ public final class Router implements PacketHandler, TransportListener {
 
     public record Endpoint(String address, int udpPort, int tcpPort) {}
 
-    public record TransportResult(String transportId, String answer, List<SlotAssignment> slots) {}
-
-    /** A request the API must reject: HTTP status + error code. */
-    public static final class Rejected extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        public final int status;
-        public final String code;
-        public final Long highestEpoch;
-
-        public Rejected(int status, String code, Long highestEpoch, String detail) {
-            super(detail);
-            this.status = status;
-            this.code = code;
-            this.highestEpoch = highestEpoch;
-        }
-    }
-
-    private final MediaIo io;
-    private final EventLoop loop;
-    private final SfuMetrics metrics;
-    private final DtlsCertificate certificate = DtlsCertificate.generate();
-    private final EventPublisher events;
-    private Endpoint endpoint;
-    private final Map<String, Meeting> meetings = new ConcurrentHashMap<>();
-    private final Map<String, WebRtcTransport> byUfrag = new HashMap<>();
-    private final Map<PacketPath, WebRtcTransport> byPath = new HashMap<>();
-    private final Map<WebRtcTransport, Participant> owners = new HashMap<>();
-    private final byte[] out = new byte[2048];
-    private final byte[] ctl = new byte[1600];
-    /** An RTX packet from a publisher restored to its original form. */
-    private final byte[] repaired = new byte[2048];
-    private final int[] nackSeqs = new int[64];
-    private volatile int lossPermille, ingressLossPermille;
-    /** One keyframe request per publisher stream per 300 ms, whoever asks (subscriber PLIs, layer switches). */
-    private final KeyframeRequestCoalescer keyframes = new KeyframeRequestCoalescer(PLI_INTERVAL_NANOS / 1_000_000);
-    /** Publisher streams with a deferred keyframe request, by SSRC (to send it when the coalescer says so). */
-    private final io.netty.util.collection.IntObjectHashMap<Layer> deferredPli = new io.netty.util.collection.IntObjectHashMap<>();
+    final IceLiteDemux demux;
+    final MediaIo io;
+    final EventLoop loop;
+    final SfuMetrics metrics;
+    final DtlsCertificate certificate = DtlsCertificate.generate();
+    final EventPublisher events;
+    Endpoint endpoint;
+    final Map<String, Meeting> meetings = new ConcurrentHashMap<>();
+    final Map<WebRtcTransport, Participant> owners = new HashMap<>();
+    /** The packet being built for one slot (every slot writes here in turn). */
+    final byte[] out = new byte[2048];
+    /** Padding and probe packets being built. */
+    final byte[] ctl = new byte[1600];
+    volatile int lossPermille;
     /** Per-subscriber estimate drives layer choice and pauses (docs/bwe.md); off: layer by tile size only, no transport seq. */
-    private volatile boolean congestionControl = true;
+    volatile boolean congestionControl = true;
     private long lastSecondTick;
     /** Padding packets sent for probe clusters (media thread; shown in /state). */
     private long probePacketsSent;
-    private long lastTwccLogNanos;
+
+    private final MeetingControl control = new MeetingControl(this);
+    final RtcpTerminator rtcp;
+    private final Ingest ingest;
 
     public Router(SfuMetrics metrics, EventPublisher events) {
         this.metrics = metrics;
         this.events = events;
-        this.io = new MediaIo(this);
+        this.demux = new IceLiteDemux(metrics);
+        this.io = new MediaIo(demux);
         this.loop = io.loop();
+        this.rtcp = new RtcpTerminator(this);
+        this.ingest = new Ingest(this);
     }
 
     public void start(String bindAddress, String announced, int udpPort, int tcpPort) throws InterruptedException {
         io.bind(bindAddress, udpPort, tcpPort);
         endpoint = new Endpoint(announced, io.udpPort(), io.tcpPort());
         loop.scheduleAtFixedRate(this::tick, 100, 100, TimeUnit.MILLISECONDS);
-        loop.scheduleAtFixedRate(this::sendTransportFeedback, 50, 50, TimeUnit.MILLISECONDS);
+        loop.scheduleAtFixedRate(rtcp::sendTransportFeedback, 50, 50, TimeUnit.MILLISECONDS);
         metrics.gauge("transports", () -> owners.size());
         metrics.gauge("meetings", () -> meetings.size());
         metrics.gauge("subscriptions", () -> countSubscriptions());
@@ -130,7 +95,7 @@ public final class Router implements PacketHandler, TransportListener {
     public String certificateFingerprint() { return certificate.fingerprint(); }
     public void setLossPermille(int permille) { lossPermille = Math.max(0, Math.min(1000, permille)); }
     /** Test-only: share of publishers' video packets dropped on arrival (before the SFU sees them), in ‰. */
-    public void setIngressLossPermille(int permille) { ingressLossPermille = Math.max(0, Math.min(1000, permille)); }
+    public void setIngressLossPermille(int permille) { ingest.setIngressLossPermille(permille); }
     public int transports() { return owners.size(); }
     /**
      * Turns per-subscriber congestion control on (default) or off for subscribe transports created afterwards:
@@ -139,6 +104,8 @@ public final class Router implements PacketHandler, TransportListener {
      */
     public void setCongestionControl(boolean on) { congestionControl = on; }
     public Map<String, Meeting> meetings() { return meetings; }
+    /** The control API (media thread, through {@link #call}): transports, grants, subscriptions, test links. */
+    public MeetingControl control() { return control; }
 
     private long countSubscriptions() {
         long n = 0;
@@ -163,404 +130,16 @@ public final class Router implements PacketHandler, TransportListener {
 
     public void close() { io.close(); }
 
-    // ================================================================== control (media thread via call)
-
-    /** Creates, renegotiates or replaces a transport from a browser offer. Caller has verified the ticket. */
-    public TransportResult createTransport(String meetingId, String participantId, long generation, long epoch,
-                                           boolean publish, String offer, Grant grant, String eventsUrl,
-                                           List<PublishSource> sources) {
-        Meeting m = meetings.computeIfAbsent(meetingId, Meeting::new);
-        if (!m.grants.admitEpoch(epoch)) throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
-        if (grant != null) {
-            if (!grant.participantId().equals(participantId)) throw new Rejected(400, "bad_request", null, "grant is for another participant");
-            if (m.grants.apply(grant, System.nanoTime()) == GrantBook.Outcome.STALE_EPOCH) {
-                throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
-            }
-        }
-        Participant p = m.participants.computeIfAbsent(participantId, id -> new Participant(id, m));
-        if (eventsUrl != null && !eventsUrl.isBlank()) m.eventsUrl = eventsUrl;
-        WebRtcTransport existing = publish ? p.publish : p.subscribe;
-        long existingGen = publish ? p.publishGeneration : p.subscribeGeneration;
-        if (existing != null && generation < existingGen) throw new Rejected(409, "stale_generation", null, "older transport generation");
-        boolean renegotiate = existing != null && generation == existingGen
-                && existing.state() != WebRtcTransport.State.FAILED && existing.state() != WebRtcTransport.State.CLOSED;
-
-        Map<String, AnswerBuilder.SlotSsrcs> slotSsrcs = new HashMap<>();
-        if (!publish && renegotiate) {
-            for (Slot s : p.slots) slotSsrcs.put(s.mid, new AnswerBuilder.SlotSsrcs(s.ssrc & 0xFFFFFFFFL, s.rtxSsrc & 0xFFFFFFFFL));
-        }
-        IceCredentials local = renegotiate ? existing.localCredentials() : IceCredentials.random();
-        AnswerBuilder.Result r = AnswerBuilder.answer(offer, publish, local, certificate.fingerprint(),
-                new AnswerBuilder.Candidates(endpoint.address(), endpoint.udpPort(), endpoint.tcpPort()), slotSsrcs);
-        WebRtcTransport t;
-        if (renegotiate) {
-            t = existing;
-            if (!r.remoteUfrag().equals(existing.remoteUfrag())) {
-                // ICE restart: browser changed its credentials; keep DTLS/SRTP, give new local credentials
-                IceCredentials fresh = IceCredentials.random();
-                byUfrag.remove(existing.localCredentials().ufrag());
-                existing.restartIce(fresh, r.remoteUfrag());
-                byUfrag.put(fresh.ufrag(), existing);
-                r = AnswerBuilder.answer(offer, publish, fresh, certificate.fingerprint(),
-                        new AnswerBuilder.Candidates(endpoint.address(), endpoint.udpPort(), endpoint.tcpPort()), slotSsrcs);
-            }
-        } else {
-            if (existing != null) closeTransport(existing, null);
-            t = new WebRtcTransport(UUID.randomUUID().toString(), loop, io, certificate, srtpProfiles(publish, r.media()), local,
-                    r.remoteUfrag(), r.remoteFingerprint(), metrics, this);
-            byUfrag.put(local.ufrag(), t);
-            owners.put(t, p);
-            if (publish) {
-                p.publish = t; p.publishGeneration = generation; p.publishEventsUrl = eventsUrl;
-                p.twccIn = new TransportFeedbackRecorder(System.nanoTime() / 1000);
-            }
-            else {
-                p.subscribe = t; p.subscribeGeneration = generation; p.subscribeEventsUrl = eventsUrl;
-                p.resetCongestionControl();
-            }
-        }
-        if (publish) {
-            p.applyPublishSources(sources);
-            applyPublishPlan(p, r.media(), eventsUrl, generation);
-        }
-        else applySubscribePlan(p, r.media());
-        return new TransportResult(t.id(), r.answer(), publish ? List.of() : assignments(p));
-    }
-
     /** GCM first unless this is a subscribe connection with video that retransmits without RTX (see CM_FIRST). */
     static List<SrtpProfile> srtpProfiles(boolean publish, List<MediaPlan> plans) {
         if (!publish) for (MediaPlan m : plans) if (m.accepted() && m.isVideo() && m.rtxPayloadType() == 0) return CM_FIRST;
         return PROFILES;
     }
 
-    private void applyPublishPlan(Participant p, List<MediaPlan> plans, String eventsUrl, long generation) {
-        for (MediaPlan mp : plans) {
-            if (mp.ext(ExtensionUris.MID) > 0) p.midExtId = mp.ext(ExtensionUris.MID);
-            if (mp.ext(ExtensionUris.RID) > 0) p.ridExtId = mp.ext(ExtensionUris.RID);
-            if (mp.ext(ExtensionUris.REPAIRED_RID) > 0) p.repairedRidExtId = mp.ext(ExtensionUris.REPAIRED_RID);
-            if (mp.accepted() && mp.ext(ExtensionUris.TRANSPORT_CC) > 0) p.publishTwccExtId = mp.ext(ExtensionUris.TRANSPORT_CC);
-            PublishedTrack old = p.tracksByMid.get(mp.mid());
-            if (!mp.accepted()) {
-                if (old != null) unpublish(p, old, eventsUrl, generation);
-                continue;
-            }
-            if (old != null) continue;
-            PublishedTrack t = new PublishedTrack(p, mp.mid(), mp.isVideo(), mp.codec(), mp.payloadType(), mp.rtxPayloadType(),
-                    mp.clockRate(), mp.rids(), mp.ext(ExtensionUris.AUDIO_LEVEL));
-            t.screen = p.isScreen(mp.mid(), mp.isVideo());
-            p.tracksByMid.put(mp.mid(), t);
-            p.meeting.dynacast.addTrack(t);
-            if (!t.video && t.audioLevelExtId > 0) p.speakerSlot = p.meeting.speakers.register(p.id);
-            for (Long s : mp.offeredSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
-            for (Long s : mp.offeredRtxSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
-            ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", t.trackId).put("kind", t.kind())
-                    .put("source", t.source()).put("simulcast_layers", t.layers.length);
-            events.publish(eventsUrl, SfuEvent.TRACK_PUBLISHED, p.meeting.id, p.id, generation, data);
-            for (Participant other : p.meeting.participants.values()) if (other != p) assignToFreeSlot(other, t);
-        }
-    }
-
-    private void unpublish(Participant p, PublishedTrack t, String eventsUrl, long generation) {
-        for (Slot s : new ArrayList<>(t.slots)) s.detach();
-        t.slots.clear();
-        p.tracksByMid.remove(t.mid);
-        for (Layer l : t.layers) {
-            if (l.ssrc != 0) p.layersBySsrc.remove(l.ssrc);
-            if (l.rtxSsrc != 0) p.rtxLayersBySsrc.remove(l.rtxSsrc);
-        }
-        p.tracksByDeclaredSsrc.values().removeIf(x -> x == t);
-        p.meeting.dynacast.removeTrack(t);
-        events.publish(eventsUrl, SfuEvent.TRACK_UNPUBLISHED, p.meeting.id, p.id, generation,
-                JsonNodeFactory.instance.objectNode().put("track_id", t.trackId));
-    }
-
-    private void applySubscribePlan(Participant p, List<MediaPlan> plans) {
-        Map<String, Slot> existing = new LinkedHashMap<>();
-        for (Slot s : p.slots) existing.put(s.mid, s);
-        List<Slot> next = new ArrayList<>();
-        int twcc = 0;
-        for (MediaPlan mp : plans) {
-            if (!mp.accepted() || !mp.sfuSends()) continue;
-            if (twcc == 0) twcc = mp.ext(ExtensionUris.TRANSPORT_CC);      // BUNDLE: one id for the transport
-            Slot s = existing.remove(mp.mid());
-            if (s == null) s = new Slot(p, mp.mid(), mp.isVideo(), (int) mp.slotSsrc(), mp.payloadType(),
-                    mp.ext(ExtensionUris.MID), mp.ext(ExtensionUris.AUDIO_LEVEL));
-            s.rtxSsrc = (int) mp.slotRtxSsrc();
-            s.codecs(mp.rtxPayloadType(), mp.vp9PayloadType(), mp.vp9RtxPayloadType());
-            next.add(s);
-        }
-        for (Slot gone : existing.values()) if (gone.track != null) { gone.track.slots.remove(gone); gone.detach(); }
-        p.slots.clear();
-        p.slots.addAll(next);
-        p.twccExtId = congestionControl ? twcc : 0;
-        for (Participant other : p.meeting.participants.values()) {
-            if (other == p) continue;
-            for (PublishedTrack t : other.tracksByMid.values()) assignToFreeSlot(p, t);
-        }
-    }
-
-    private void assignToFreeSlot(Participant sub, PublishedTrack t) {
-        for (Slot s : sub.slots) if (s.track == t) return;
-        for (Slot s : sub.slots) {
-            if (s.track == null && s.carries(t)) {
-                s.attach(t);
-                int[] w = sub.wanted.get(t.trackId);
-                if (w != null) { s.maxWidth = w[0]; s.maxHeight = w[1]; }
-                t.slots.add(s);
-                return;
-            }
-        }
-    }
-
-    private List<SlotAssignment> assignments(Participant p) {
-        List<SlotAssignment> r = new ArrayList<>();
-        for (Slot s : p.slots) {
-            if (s.track != null) r.add(new SlotAssignment(s.mid, s.track.owner.id, s.track.trackId, s.track.kind(), s.track.source()));
-        }
-        return r;
-    }
-
-    /**
-     * Batch of grants for one meeting; returns the versions now held per participant. All or nothing: a grant of
-     * another epoch refuses the batch before the meeting, its epoch or any grant changes.
-     */
-    public Map<String, Long> putGrants(String meetingId, long epoch, List<Grant> grants) {
-        for (int i = 0; i < grants.size(); i++) {
-            if (grants.get(i).controllerEpoch() != epoch) {
-                throw new Rejected(400, "bad_request", null, "grants[" + i + "].controller_epoch: differs from the request's controller_epoch");
-            }
-        }
-        Meeting m = meetings.computeIfAbsent(meetingId, Meeting::new);
-        if (!m.grants.admitEpoch(epoch)) throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
-        long now = System.nanoTime();
-        Map<String, Long> acks = new LinkedHashMap<>();
-        for (Grant g : grants) {
-            m.grants.apply(g, now);
-            acks.put(g.participantId(), m.grants.version(g.participantId()));
-        }
-        return acks;
-    }
-
-    public void removeParticipant(String meetingId, String participantId, long epoch) {
-        Meeting m = meetings.get(meetingId);
-        if (m == null) return;
-        if (!m.grants.admitEpoch(epoch)) throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
-        Participant p = m.participants.get(participantId);
-        if (p == null) return;
-        if (p.publish != null) closeTransport(p.publish, null);
-        if (p.subscribe != null) closeTransport(p.subscribe, null);
-        for (PublishedTrack t : new ArrayList<>(p.tracksByMid.values())) unpublish(p, t, p.publishEventsUrl, p.publishGeneration);
-        for (Slot s : p.slots) if (s.track != null) s.track.slots.remove(s);
-        if (p.testLink != null) p.testLink.close();
-        m.participants.remove(participantId);
-        m.grants.remove(participantId);
-        m.speakers.unregister(participantId);
-        m.dynacast.removeSubscriber(participantId);
-        if (m.participants.isEmpty()) meetings.remove(meetingId);
-    }
-
-    public List<SlotAssignment> updateSubscriptions(String meetingId, String participantId, long epoch, List<TrackSubscription> tracks) {
-        Meeting m = meetings.get(meetingId);
-        if (m == null) throw new Rejected(404, "not_found", null, "unknown meeting");
-        if (!m.grants.admitEpoch(epoch)) throw new Rejected(409, "stale_epoch", m.grants.highestEpoch(), "lower controller epoch");
-        Participant p = m.participants.get(participantId);
-        if (p == null) throw new Rejected(404, "not_found", null, "unknown participant");
-        p.applySubscriptions(tracks);
-        return assignments(p);
-    }
-
-    /**
-     * TEST ONLY (the test-hooks endpoint): shapes everything the SFU sends as RTP to this participant's subscribe
-     * transport through an emulated path. The first call creates it (its one-way delay is fixed then); later calls
-     * change capacity ({@code <= 0} = unlimited) and loss, and packets already queued keep their order, so lifting a
-     * limit never reorders. Returns false for an unknown participant.
-     */
-    public boolean setTestLink(String meetingId, String participantId, long capacityBps, int delayMs, double lossPercent) {
-        Meeting m = meetings.get(meetingId);
-        Participant p = m == null ? null : m.participants.get(participantId);
-        if (p == null) return false;
-        if (p.testLink == null) {
-            p.testLink = new EmulatedLink(p, loop, io::flush, capacityBps, delayMs * 1000L, lossPercent / 100, 500_000);
-        } else {
-            p.testLink.emulator.setCapacityBps(capacityBps);
-            p.testLink.emulator.setLossRate(lossPercent / 100);
-        }
-        return true;
-    }
-
     /** Snapshot for GET /state (media thread). */
-    public Map<String, Object> state() {
-        Map<String, Object> r = new LinkedHashMap<>();
-        List<Map<String, Object>> ms = new ArrayList<>();
-        long now = System.nanoTime();
-        for (Meeting m : meetings.values()) {
-            Map<String, Object> mm = new LinkedHashMap<>();
-            mm.put("meeting_id", m.id);
-            mm.put("controller_epoch", m.grants.highestEpoch());
-            List<Map<String, Object>> ps = new ArrayList<>();
-            for (Participant p : m.participants.values()) {
-                Map<String, Object> pm = new LinkedHashMap<>();
-                GrantState g = p.grant();
-                pm.put("participant_id", p.id);
-                pm.put("publish_transport", p.publish == null ? null : p.publish.state().name());
-                pm.put("subscribe_transport", p.subscribe == null ? null : p.subscribe.state().name());
-                pm.put("grant_version", g.version());
-                pm.put("grant_live_ms", Math.max(0, (g.expiresAtNanos() - now) / 1_000_000));
-                pm.put("tracks", p.tracksByMid.values().stream().map(t -> t.trackId).toList());
-                Map<String, String> sources = new LinkedHashMap<>();
-                for (PublishedTrack t : p.tracksByMid.values()) sources.put(t.trackId, t.source());
-                pm.put("track_sources", sources);
-                pm.put("pinned", List.copyOf(p.pinned));
-                pm.put("slots", assignments(p));
-                pm.put("congestion_control", congestionState(p, now));
-                pm.put("rtt_ms", p.rtt.rttMs());
-                pm.put("rtt_last_sample_ms", p.rtt.lastSampleMs());
-                pm.put("rtt_samples", p.rtt.samples());
-                List<Map<String, Object>> layers = new ArrayList<>();
-                for (Slot s : p.slots) {
-                    if (!s.video || s.track == null) continue;
-                    Map<String, Object> lm = new LinkedHashMap<>();
-                    lm.put("mid", s.mid);
-                    lm.put("track_id", s.track.trackId);
-                    lm.put("spatial", s.current == null ? -1 : s.current.index);
-                    lm.put("target_spatial", s.target == null ? -1 : s.target.index);
-                    lm.put("width", s.current == null ? 0 : s.current.width);
-                    lm.put("height", s.current == null ? 0 : s.current.height);
-                    lm.put("paused", s.paused);
-                    lm.put("layer_switches", s.layerSwitches);
-                    lm.put("temporal", s.temporal.current);              // highest TID forwarded (3 = all)
-                    lm.put("target_temporal", s.temporal.target);
-                    lm.put("temporal_layers", s.current == null ? 0 : s.current.temporalLayers);
-                    lm.put("temporal_dropped_packets", s.temporal.droppedPackets());
-                    if (s.track.vp9) lm.put("svc", svcState(s));
-                    layers.add(lm);
-                }
-                pm.put("video_layers", layers);
-                pm.put("dynacast", m.dynacast.stateOf(p));
-                ps.add(pm);
-            }
-            mm.put("participants", ps);
-            ms.add(mm);
-        }
-        r.put("meetings", ms);
-        r.put("transports", owners.size());
-        r.put("probe_packets_sent", probePacketsSent);
-        return r;
-    }
-
-    /** The subscribe transport's estimator snapshot for GET /state; null without a subscribe transport. */
-    /** A VP9 slot's SVC layers: forwarded and wanted SID/TID (7 = all), the stream's structure, drops. */
-    private static Map<String, Object> svcState(Slot s) {
-        SvcStream st = s.track.layers[0].svc;
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("spatial", s.svc.currentSpatial);
-        m.put("target_spatial", s.svc.targetSpatial);
-        m.put("temporal", s.svc.currentTemporal);
-        m.put("target_temporal", s.svc.targetTemporal);
-        m.put("spatial_layers", st.layers());
-        List<String> sizes = new ArrayList<>();
-        for (int i = 0; i < st.spatialLayers; i++) sizes.add(st.width[i] + "x" + st.height[i]);
-        m.put("sizes", sizes);
-        List<Long> bps = new ArrayList<>();
-        for (int i = 0; i < st.layers(); i++) bps.add(st.spatialBps[i]);
-        m.put("spatial_bps", bps);
-        m.put("dropped_packets", s.svc.droppedPackets());
-        m.put("spatial_switches", s.svc.spatialSwitches);
-        return m;
-    }
-
-    private static Map<String, Object> congestionState(Participant p, long now) {
-        if (p.subscribe == null || p.bwe == null) return null;
-        dev.parley.sfu.bwe.BweStats st = p.bwe.stats(now / 1000);
-        Map<String, Object> c = new LinkedHashMap<>();
-        c.put("transport_cc", p.twccExtId > 0);
-        c.put("mode", st.mode().name());
-        c.put("estimate_bps", st.estimateBps());
-        c.put("delay_based_bps", st.delayBasedBps());
-        c.put("loss_based_bps", st.lossBasedBps());
-        c.put("acked_bps", st.ackedBps());
-        c.put("send_bps", st.sendBps());
-        c.put("loss_fraction", st.lossFraction());
-        c.put("usage", st.usage().name());
-        c.put("rtt_ms", st.rttMs());
-        c.put("feedback_packets_unknown", st.unknownFeedbackPackets());
-        var a = p.allocation == null ? null : p.allocation.last();
-        if (a != null) {
-            c.put("budget_bps", a.budgetBps());
-            c.put("allocated_bps", a.allocatedBps());
-            c.put("desired_bps", a.desiredBps());
-        }
-        if (p.testLink != null) c.put("test_link_capacity_bps", p.testLink.emulator.capacityBps());
-        return c;
-    }
-
-    private void closeTransport(WebRtcTransport t, String eventType) {
-        Participant p = owners.remove(t);
-        byUfrag.remove(t.localCredentials().ufrag());
-        byPath.values().removeIf(x -> x == t);
-        t.close();
-        if (p != null) {
-            boolean pub = p.publish == t;
-            if (eventType != null) {
-                events.publish(pub ? p.publishEventsUrl : p.subscribeEventsUrl, eventType, p.meeting.id, p.id,
-                        pub ? p.publishGeneration : p.subscribeGeneration, null);
-            }
-            if (pub) p.publish = null;
-            else if (p.subscribe == t) p.subscribe = null;
-        }
-    }
+    public Map<String, Object> state() { return StateView.render(meetings.values(), owners.size(), probePacketsSent); }
 
     // ================================================================== packet path (media thread)
-
-    @Override
-    public void onPacket(byte[] b, int off, int len, PacketPath path, long now) {
-        metrics.ingressBytes.add(len);
-        metrics.ingressPackets.increment();
-        if (len <= 0) { metrics.drop("empty"); return; }   // a zero-length datagram or RFC 4571 frame
-        int first = b[off] & 0xFF;
-        if (first < 4) {
-            handleStun(b, off, len, path, now);
-        } else if (first >= 20 && first < 64) {
-            WebRtcTransport t = byPath.get(path);
-            if (t == null) { metrics.drop("unknown_path"); return; }
-            t.onDtls(b, off, len);
-        } else if (first >= 128 && first < 192) {
-            WebRtcTransport t = byPath.get(path);
-            if (t == null) { metrics.drop("unknown_path"); return; }
-            t.onSrtp(b, off, len, now);
-        } else {
-            metrics.drop("unknown_protocol");
-        }
-    }
-
-    private void handleStun(byte[] b, int off, int len, PacketPath path, long now) {
-        Stun.Message m = Stun.parse(b, off, len);
-        if (m == null) { metrics.drop("stun_malformed"); return; }
-        if (m.type != Stun.BINDING_REQUEST) return;   // indications, stray responses
-        metrics.stunRequests.increment();
-        if (loopbackPeersOnly && !((InetSocketAddress) path.remote()).getAddress().isLoopbackAddress()) {
-            metrics.drop("peer_not_loopback");
-            return;
-        }
-        String u = m.username;
-        int colon = u == null ? -1 : u.indexOf(':');
-        if (colon <= 0) { metrics.drop("stun_no_username"); return; }
-        WebRtcTransport t = byUfrag.get(u.substring(0, colon));
-        if (t == null) { metrics.drop("stun_unknown_ufrag"); return; }
-        byte[] key = t.localCredentials().pwdBytes();
-        if (!Stun.verify(b, off, m, key)) { metrics.drop("stun_auth"); return; }
-        if (!u.substring(colon + 1).equals(t.remoteUfrag())) { metrics.drop("stun_stale_ufrag"); return; }
-        int n = Stun.writeBindingSuccess(ctl, 0, m.transactionId, (InetSocketAddress) path.remote(), key);
-        path.send(ctl, 0, n);
-        byPath.put(path, t);
-        t.onValidCheck(path, m.useCandidate, now);
-    }
-
-    @Override
-    public void onPathClosed(PacketPath path) {
-        WebRtcTransport t = byPath.remove(path);
-        if (t != null) t.onPathClosed(path);
-    }
 
     @Override
     public void onConnected(WebRtcTransport t) {
@@ -571,16 +150,16 @@ public final class Router implements PacketHandler, TransportListener {
         events.publish(pub ? p.publishEventsUrl : p.subscribeEventsUrl, SfuEvent.TRANSPORT_CONNECTED, p.meeting.id, p.id,
                 pub ? p.publishGeneration : p.subscribeGeneration, data);
         long now = System.nanoTime();
-        if (!pub) for (Slot s : p.slots) if (s.track != null && s.track.video) for (Layer l : s.track.layers) requestKeyframe(l, now, true);
+        if (!pub) for (Slot s : p.slots) if (s.track != null && s.track.video) for (Layer l : s.track.layers) rtcp.requestKeyframe(l, now, true);
     }
 
     @Override
     public void onFailed(WebRtcTransport t, String reason) {
         LOG.info("transport {} failed: {}", t.id(), reason);
         Participant p = owners.get(t);
-        closeTransport(t, reason.startsWith("consent") ? SfuEvent.TRANSPORT_CLOSED : SfuEvent.TRANSPORT_FAILED);
+        control.closeTransport(t, reason.startsWith("consent") ? SfuEvent.TRANSPORT_CLOSED : SfuEvent.TRANSPORT_FAILED);
         if (p != null && p.publish == null) {
-            for (PublishedTrack tr : new ArrayList<>(p.tracksByMid.values())) unpublish(p, tr, p.publishEventsUrl, p.publishGeneration);
+            for (PublishedTrack tr : new ArrayList<>(p.tracksByMid.values())) control.unpublish(p, tr, p.publishEventsUrl, p.publishGeneration);
         }
     }
 
@@ -588,66 +167,11 @@ public final class Router implements PacketHandler, TransportListener {
     public void onRtp(WebRtcTransport t, byte[] b, int off, int len, long now) {
         Participant p = owners.get(t);
         if (p == null || p.publish != t) { metrics.drop("rtp_on_subscribe"); return; }
-        int ssrc = RtpPacket.ssrc(b, off);
-        Layer layer = p.layersBySsrc.get(ssrc);
-        int ingressLoss = ingressLossPermille;
-        if (ingressLoss > 0 && layer != null && layer.track.video && ThreadLocalRandom.current().nextInt(1000) < ingressLoss) {
-            metrics.drop("test_loss_ingress");     // as if lost upstream: the gap triggers a NACK to the publisher
-            return;
-        }
-        // every packet that arrived counts for the publisher's congestion control (media, RTX, padding probes)
-        if (p.publishTwccExtId > 0 && p.twccIn != null) {
-            int tseq = HeaderExtensions.transportSequence(b, off, len, p.publishTwccExtId);
-            if (tseq >= 0) p.twccIn.onPacket(tseq, now / 1000);
-        }
-        if (layer == null) {
-            Layer repaired = p.rtxLayersBySsrc.get(ssrc);
-            if (repaired == null) repaired = learnRtx(p, b, off, len, ssrc);
-            if (repaired != null) { onRtx(p, repaired, b, off, len, now); return; }
-            if ((layer = learn(p, b, off, len, ssrc)) == null) { metrics.drop("unknown_ssrc"); return; }
-        }
-        PublishedTrack tr = layer.track;
-        if (RtpPacket.payloadType(b, off) != tr.payloadType) { metrics.drop("payload_type"); return; }
-        GrantState g = p.grant();
-        if (!mayPublish(g, tr, now)) { metrics.drop("grant_publish"); return; }
-        int hl = RtpPacket.headerLength(b, off, len);
-        int pl = RtpPacket.payloadLength(b, off, len);
-        if (hl < 0 || pl < 0) { metrics.drop("rtp_malformed"); return; }
-        int seq = RtpPacket.sequence(b, off);
-        if (tr.rtxPayloadType != 0) layer.markSeen(seq);
-        receiveStats(p, layer, seq, RtpPacket.timestamp(b, off), now);
-        layer.bytesReceived += len;
-        route(p, layer, b, off, len, hl, pl, now, false);
-    }
-
-    /**
-     * An RTX packet from a publisher (RFC 4588): restored to the original packet and routed like a late original,
-     * unless that packet already arrived (Chromium also sends old media on RTX as bandwidth probes).
-     */
-    private void onRtx(Participant p, Layer layer, byte[] b, int off, int len, long now) {
-        PublishedTrack tr = layer.track;
-        if (RtpPacket.payloadType(b, off) != tr.rtxPayloadType) { metrics.drop("payload_type"); return; }
-        GrantState g = p.grant();
-        if (!mayPublish(g, tr, now)) { metrics.drop("grant_publish"); return; }
-        int osn = Rtx.originalSequence(b, off, len);
-        if (osn < 0) { metrics.drop("rtx_padding"); return; }
-        if (layer.ssrc == 0 || !layer.seqInit || RtpPacket.seqDelta(osn, layer.highestSeq) > 0
-                || RtpPacket.seqDelta(osn, layer.highestSeq) < -Layer.SEEN || !layer.markSeen(osn)) {
-            metrics.drop("rtx_duplicate");
-            return;
-        }
-        int n = Rtx.unwrap(b, off, len, repaired, tr.payloadType, layer.ssrc);
-        if (n < 0) { metrics.drop("rtp_malformed"); return; }
-        int hl = RtpPacket.headerLength(repaired, 0, n);
-        int pl = RtpPacket.payloadLength(repaired, 0, n);
-        if (hl < 0 || pl < 0) { metrics.drop("rtp_malformed"); return; }
-        metrics.rtxRepairs.increment();
-        layer.received++;                                  // the original arrived after all (RFC 3550 counts it)
-        route(p, layer, repaired, 0, n, hl, pl, now, true);
+        ingest.onRtp(p, b, off, len, now);
     }
 
     /** Parses the payload (keyframe, size, audio level) and forwards to every slot of the track. */
-    private void route(Participant p, Layer layer, byte[] b, int off, int len, int hl, int pl, long now, boolean repair) {
+    void route(Participant p, Layer layer, byte[] b, int off, int len, int hl, int pl, long now, boolean repair) {
         PublishedTrack tr = layer.track;
         boolean keyframe = false;
         Vp8Descriptor vp8 = null;
@@ -661,7 +185,7 @@ public final class Router implements PacketHandler, TransportListener {
                 if (keyframe) {
                     SvcStream st = layer.svc;
                     if (st.spatialLayers > 0) { layer.width = st.width[st.spatialLayers - 1]; layer.height = st.height[st.spatialLayers - 1]; }
-                    keyframes.onKeyframe(layer.ssrc);
+                    rtcp.onKeyframe(layer.ssrc);
                 }
             } else if (tr.vp8) {
                 vp8 = layer.vp8;
@@ -670,7 +194,7 @@ public final class Router implements PacketHandler, TransportListener {
                 if (vp8.temporalId >= 0 && !repair) layer.onTemporal(vp8.temporalId, len, vp8.startOfPartition && vp8.partitionId == 0);
                 if (keyframe) {
                     readVp8Size(layer, b, off + hl + vp8.length, pl - vp8.length);
-                    keyframes.onKeyframe(layer.ssrc);
+                    rtcp.onKeyframe(layer.ssrc);
                     if (LOG.isDebugEnabled()) LOG.debug("keyframe {} layer {} seq {}{}", tr.trackId, layer.index, RtpPacket.sequence(b, off), repair ? " (repair)" : "");
                 }
             } else {
@@ -682,48 +206,7 @@ public final class Router implements PacketHandler, TransportListener {
             if (level >= 0) p.meeting.speakers.onAudioLevel(p.speakerSlot, level, now / 1_000_000);
         }
         List<Slot> slots = tr.slots;
-        for (int i = 0; i < slots.size(); i++) forward(slots.get(i), layer, b, off, len, hl, pl, keyframe, vp8, vp9, now, repair);
-    }
-
-    /** First packet on an unknown SSRC with the track's RTX payload type: which layer does it repair? */
-    private Layer learnRtx(Participant p, byte[] b, int off, int len, int ssrc) {
-        if (p.rtxLayersBySsrc.size() >= MAX_STREAMS_PER_PUBLISHER) return null;
-        Layer layer = layerOf(p, b, off, len, ssrc, p.repairedRidExtId);
-        if (layer == null || layer.track.rtxPayloadType == 0 || RtpPacket.payloadType(b, off) != layer.track.rtxPayloadType) return null;
-        if (layer.rtxSsrc != 0) p.rtxLayersBySsrc.remove(layer.rtxSsrc);
-        layer.rtxSsrc = ssrc;
-        p.rtxLayersBySsrc.put(ssrc, layer);
-        return layer;
-    }
-
-    private Layer learn(Participant p, byte[] b, int off, int len, int ssrc) {
-        if (p.layersBySsrc.size() >= MAX_STREAMS_PER_PUBLISHER) return null;
-        if (p.repairedRidExtId > 0 && HeaderExtensions.find(b, off, len, p.repairedRidExtId) != HeaderExtensions.NOT_FOUND) return null;
-        Layer layer = layerOf(p, b, off, len, ssrc, p.ridExtId);
-        if (layer == null || RtpPacket.payloadType(b, off) != layer.track.payloadType) return null;
-        if (layer.ssrc != 0) p.layersBySsrc.remove(layer.ssrc);   // publisher restarted this stream
-        layer.ssrc = ssrc;
-        layer.seqInit = false;
-        p.layersBySsrc.put(ssrc, layer);
-        LOG.debug("learned ssrc {} → {} rid {}", ssrc & 0xFFFFFFFFL, layer.track.trackId, layer.rid);
-        return layer;
-    }
-
-    /**
-     * The layer a packet on a new SSRC belongs to: its track by the {@code mid} extension (else an SSRC declared in
-     * the offer), its simulcast layer by the rid in extension {@code ridExtId} (rid for media, repaired-rid for RTX).
-     */
-    private static Layer layerOf(Participant p, byte[] b, int off, int len, int ssrc, int ridExtId) {
-        PublishedTrack tr = null;
-        if (p.midExtId > 0) {
-            String mid = HeaderExtensions.readString(b, off, len, p.midExtId);
-            if (mid != null) tr = p.tracksByMid.get(mid);
-        }
-        if (tr == null) tr = p.tracksByDeclaredSsrc.get(ssrc & 0xFFFFFFFFL);
-        if (tr == null) return null;
-        if (tr.layers.length == 1) return tr.layers[0];
-        String rid = ridExtId > 0 ? HeaderExtensions.readString(b, off, len, ridExtId) : null;
-        return rid == null ? null : tr.layer(rid);
+        for (int i = 0; i < slots.size(); i++) slots.get(i).forward(this, layer, b, off, len, hl, pl, keyframe, vp8, vp9, now, repair);
     }
 
     /** VP8 keyframe header (RFC 6386 §9.1): 3-byte tag, start code 9d 01 2a, 14-bit width and height. */
@@ -733,262 +216,16 @@ public final class Router implements PacketHandler, TransportListener {
         layer.height = ((b[o + 8] & 0xFF) | ((b[o + 9] & 0xFF) << 8)) & 0x3FFF;
     }
 
-    /** Receive statistics and upstream NACK for packets the SFU itself never got. */
-    private void receiveStats(Participant p, Layer l, int seq, long ts, long now) {
-        l.lastPacketNanos = now;
-        int previousHighest = l.highestSeq;
-        int d = l.onPacket(seq, ts, now);
-        if (d > 1 && d <= 17 && l.track.video) {
-            int n = 0;
-            for (int s = previousHighest + 1; n < d - 1; s++) nackSeqs[n++] = s & 0xFFFF;
-            int len = Rtcp.writeNack(ctl, 0, p.rtcpSsrc, l.ssrc, nackSeqs, n);
-            if (p.publish.sendRtcp(ctl, 0, len)) metrics.nacksSent.increment();
-        }
-    }
-
-    private void forward(Slot s, Layer layer, byte[] b, int off, int len, int hl, int pl, boolean keyframe,
-                         Vp8Descriptor vp8, Vp9Descriptor vp9, long now, boolean repair) {
-        Participant sub = s.subscriber;
-        if (!sub.grant().maySubscribe(now)) { metrics.drop("grant_subscribe"); return; }
-        WebRtcTransport st = sub.subscribe;
-        if (st == null || !st.connected()) { metrics.drop("subscriber_not_connected"); return; }
-        boolean frameStart = vp9 != null ? vp9.startOfPicture() : vp8 == null || (vp8.startOfPartition && vp8.partitionId == 0);
-        if (repair && (layer != s.current || s.waitingKeyframe)) return;   // repairs fill holes, never switch
-        if (s.video) {
-            if (s.paused) return;                                     // the allocator paused it for bandwidth
-            if (layer != s.current) {
-                Layer want = s.target != null ? s.target : layer;
-                if (layer != want || !keyframe || !frameStart) return;
-                s.switchTo(layer, b, off, vp8, vp9, now);
-            } else if (s.waitingKeyframe) {
-                if (!keyframe || !frameStart) return;
-                // resume (pause, send-queue drop) re-bases the numbers: what was skipped is no gap the receiver NACKs
-                s.switchTo(layer, b, off, vp8, vp9, now);
-            }
-        } else if (layer != s.current) {
-            s.switchTo(layer, b, off, null, now);
-        }
-        int inSeq = RtpPacket.sequence(b, off);
-        if (s.sinceSwitch < 1000) {                                   // late packets from before the switch point
-            if (RtpPacket.seqDelta(inSeq, s.switchSeq) < 0) return;
-            s.sinceSwitch++;
-        }
-        TemporalFilter tf = s.temporal;
-        int fate, seqShift;
-        if (vp9 != null) {                                            // VP9 SVC: spatial and temporal layers
-            fate = s.svc.admit(inSeq, vp9, keyframe);
-            seqShift = s.svc.seqShift;
-        } else {
-            fate = tf == null ? TemporalFilter.FORWARD : tf.admit(inSeq, vp8, keyframe);
-            seqShift = tf == null ? 0 : tf.seqShift;
-        }
-        if (fate != TemporalFilter.FORWARD) {                         // a layer above the slot's target
-            if (fate == TemporalFilter.FILL) {
-                int n = ProbePadding.writeFill(ctl, s, sub.twccExtId, sub.twccSeq, (inSeq + s.seqOffset - seqShift) & 0xFFFF,
-                        (RtpPacket.timestamp(b, off) + s.tsOffset) & 0xFFFFFFFFL);
-                sendToSubscriber(sub, st, ctl, n, sub.twccExtId > 0);
-            }
-            return;
-        }
-        int outSeq = (inSeq + s.seqOffset - seqShift) & 0xFFFF;
-        long outTs = (RtpPacket.timestamp(b, off) + s.tsOffset) & 0xFFFFFFFFL;
-
-        // fixed header with the slot's identity; the publisher's extensions are replaced by the slot's own
-        byte[] o = out;
-        o[0] = (byte) (0x80 | (b[off] & 0x20));
-        // VP9: the last packet forwarded of a picture ends it for the receiver (upper spatial layers dropped)
-        o[1] = (byte) ((b[off + 1] & 0x80) | (vp9 != null && s.svc.marker ? 0x80 : 0) | s.payloadType);
-        RtpPacket.setSequence(o, 0, outSeq);
-        RtpPacket.setTimestamp(o, 0, outTs);
-        RtpPacket.setSsrc(o, 0, s.ssrc);
-        int p = 12;
-        int twccId = sub.twccExtId;
-        if (s.midExtId > 0 || s.audioLevelExtId > 0 || twccId > 0) {
-            int start = p;
-            o[p] = (byte) 0xBE; o[p + 1] = (byte) 0xDE;
-            p += 4;
-            if (twccId > 0) {                       // always first (bytes 16..18): retransmit rewrites it there
-                o[p++] = (byte) ((twccId << 4) | 1);
-                RtpPacket.writeUint16(o, p, sub.twccSeq & 0xFFFF);
-                p += 2;
-            }
-            if (s.midExtId > 0) {
-                o[p++] = (byte) ((s.midExtId << 4) | (s.midBytes.length - 1));
-                System.arraycopy(s.midBytes, 0, o, p, s.midBytes.length);
-                p += s.midBytes.length;
-            }
-            if (s.audioLevelExtId > 0 && layer.track.audioLevelExtId > 0) {
-                long f = HeaderExtensions.find(b, off, len, layer.track.audioLevelExtId);
-                if (f != HeaderExtensions.NOT_FOUND) {
-                    o[p++] = (byte) (s.audioLevelExtId << 4);
-                    o[p++] = b[HeaderExtensions.offset(f)];
-                }
-            }
-            while (((p - start) & 3) != 0) o[p++] = 0;
-            RtpPacket.writeUint16(o, start + 2, (p - start - 4) / 4);
-            o[0] |= 0x10;
-        }
-        int bodyLen = len - hl;
-        if (p + bodyLen + 32 > o.length) { metrics.drop("too_large"); return; }
-        System.arraycopy(b, off + hl, o, p, bodyLen);
-        if (vp9 != null) {                   // picture ids keep their distances (see SvcFilter); offsets only
-            int shift = p - (off + hl);
-            if (vp9.pictureIdBits > 0) {
-                int pid = (vp9.pictureId + s.pidOffset) & 0x7FFF;
-                writePid(o, vp9.pictureIdOffset + shift, vp9.pictureIdBits, pid);
-                s.lastOutPid = pid;
-            }
-            if (vp9.tl0PicIdx >= 0) {
-                int tl0 = (vp9.tl0PicIdx + s.tl0Offset) & 0xFF;
-                o[vp9.tl0PicIdxOffset + shift] = (byte) tl0;
-                s.lastOutTl0 = tl0;
-            }
-        }
-        if (vp8 != null) {
-            int shift = p - (off + hl);
-            int pid = -1, tl0 = -1;
-            if (vp8.pictureIdBits > 0) {
-                pid = (vp8.pictureId + s.pidOffset - tf.pidShift) & 0x7FFF;
-                writePid(o, vp8.pictureIdOffset + shift, vp8.pictureIdBits, pid);
-            }
-            if (vp8.tl0PicIdx >= 0) {
-                tl0 = (vp8.tl0PicIdx + s.tl0Offset) & 0xFF;
-                o[vp8.tl0PicIdxOffset + shift] = (byte) tl0;
-            }
-            s.noteVp8Out(pid, vp8.pictureIdBits, tl0);      // only newer numbers move the switch point
-        }
-        int total = p + bodyLen;
-        if (RtpPacket.seqDelta(outSeq, s.lastOutSeq) > 0 || s.packetsSent == 0) {
-            s.lastOutSeq = outSeq;
-            s.lastOutTs = outTs;
-            s.lastOutNanos = now;
-        }
-        s.packetsSent++;
-        s.octetsSent += pl;
-        if (s.cache != null) s.cache.put(outSeq, o, 0, total);
-        int loss = lossPermille;
-        if (loss > 0 && ThreadLocalRandom.current().nextInt(1000) < loss) {
-            // lost "on the wire": the estimator must see it as sent and then missing
-            if (twccId > 0) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, System.nanoTime() / 1000, total + 10);
-            metrics.drop("test_loss");
-            return;
-        }
-        if (sendToSubscriber(sub, st, o, total, twccId > 0)) {
-            long sentAt = System.nanoTime();
-            metrics.forwardedPackets.increment();
-            metrics.queueAge((sentAt - now) / 1000);
-        } else if (s.video) {
-            // the send queue is over its bound: drop to the next keyframe rather than queue without limit
-            s.waitingKeyframe = true;
-            if (s.current != null) requestKeyframe(s.current, now, false);
-        }
-    }
-
-    private static void writePid(byte[] o, int at, int bits, int pid) {
-        if (bits == 15) { o[at] = (byte) (0x80 | ((pid >>> 8) & 0x7F)); o[at + 1] = (byte) pid; }
-        else o[at] = (byte) (pid & 0x7F);
-    }
-
-    @Override
-    public void onRtcp(WebRtcTransport t, byte[] b, int off, int len, long now) {
-        Participant p = owners.get(t);
-        if (p == null || Rtcp.validate(b, off, len) < 0) { metrics.drop("rtcp_malformed"); return; }
-        boolean fromSubscriber = p.subscribe == t;
-        int end = off + len;
-        for (int o = off; o >= 0; o = Rtcp.next(b, o, end)) {
-            int type = Rtcp.type(b, o), fmt = Rtcp.count(b, o), blen = Rtcp.blockLength(b, o);
-            if (!fromSubscriber) {
-                if (type == Rtcp.SR && blen >= 28) {
-                    Layer l = p.layersBySsrc.get(Rtcp.senderSsrc(b, o));
-                    if (l != null) { l.lastSrNtpMiddle = (Rtcp.srNtp(b, o) >>> 16) & 0xFFFFFFFFL; l.lastSrAtNanos = now; }
-                }
-                continue;
-            }
-            if (type == Rtcp.RR || type == Rtcp.SR) {
-                p.rtt.onReportPacket(b, o, blen, now);                 // LSR/DLSR of our sender reports: RTT
-                continue;
-            }
-            if (blen < 12) continue;
-            if (type == Rtcp.RTPFB && fmt == Rtcp.FMT_TWCC) {
-                if (p.bwe == null) continue;
-                if (p.twccReader.read(b, o, blen, p.bwe, now / 1000) < 0) {
-                    metrics.drop("twcc_malformed");
-                    if (now - lastTwccLogNanos > 10_000_000_000L) {
-                        lastTwccLogNanos = now;
-                        LOG.info("malformed transport-cc feedback from a subscriber ({} bytes)", blen);
-                    }
-                } else {
-                    metrics.twccFeedback.increment();
-                }
-            } else if (type == Rtcp.PSFB && fmt == Rtcp.FMT_AFB && Rtcp.isRemb(b, o)) {
-                // REMB: the fallback for receivers without transport-cc (ignored once transport-cc arrived)
-                if (p.bwe != null) p.bwe.onRemb(Rtcp.rembBitrate(b, o), now / 1000);
-            } else if (type == Rtcp.RTPFB && fmt == Rtcp.FMT_NACK) {
-                metrics.nacksReceived.increment();
-                Slot s = slotBySsrc(p, Rtcp.mediaSsrc(b, o));
-                if (s != null) retransmit(s, b, o, now);
-            } else if (type == Rtcp.PSFB && (fmt == Rtcp.FMT_PLI || fmt == Rtcp.FMT_FIR)) {
-                metrics.plisReceived.increment();
-                int media = fmt == Rtcp.FMT_PLI ? Rtcp.mediaSsrc(b, o) : (blen >= 20 ? (int) RtpPacket.readUint32(b, o + 12) : 0);
-                Slot s = slotBySsrc(p, media);
-                if (s != null && s.track != null) {
-                    Layer l = s.current != null ? s.current : s.target;
-                    if (l != null) requestKeyframe(l, now, false);
-                }
-            }
-        }
-    }
-
     /** The grant allows this track's kind: audio, camera video, or (its own permission) a screen share. */
     static boolean mayPublish(GrantState g, PublishedTrack t, long now) {
         return !t.video ? g.mayPublishAudio(now) : t.screen ? g.mayPublishScreen(now) : g.mayPublishVideo(now);
-    }
-
-    private static Slot slotBySsrc(Participant p, int ssrc) {
-        for (Slot s : p.slots) if (s.ssrc == ssrc) return s;
-        return null;
-    }
-
-    /** Answers a subscriber's NACK from the slot's cache, if both sides' grants still allow it. */
-    private void retransmit(Slot s, byte[] b, int o, long now) {
-        if (s.cache == null || s.track == null || s.paused) return;      // paused for bandwidth: no repairs either
-        if (!s.subscriber.grant().maySubscribe(now)) { metrics.drop("grant_subscribe"); return; }
-        GrantState pg = s.track.owner.grant();
-        if (!mayPublish(pg, s.track, now)) { metrics.drop("grant_publish"); return; }
-        WebRtcTransport st = s.subscriber.subscribe;
-        if (st == null || !st.connected()) return;
-        int entries = Math.min(Rtcp.nackEntries(b, o), 32);
-        for (int i = 0; i < entries; i++) {
-            int pid = Rtcp.nackPid(b, o, i), blp = Rtcp.nackBlp(b, o, i);
-            for (int k = -1; k < 16; k++) {
-                if (k >= 0 && (blp & (1 << k)) == 0) continue;
-                int seq = (pid + k + 1) & 0xFFFF;
-                int n = s.cache.get(seq, out);
-                if (n <= 0) continue;
-                Participant sub = s.subscriber;
-                if (s.rtxSsrc != 0) {
-                    // RFC 4588: own SSRC and sequence space, original sequence number first in the payload
-                    n = Rtx.wrap(out, 0, n, out, s.rtxPayloadType, s.rtxSsrc, s.rtxSeq);
-                    if (n < 0) continue;
-                    s.rtxSeq = (s.rtxSeq + 1) & 0xFFFF;
-                }
-                // a retransmission is a new packet on the transport: give it the next transport-wide seq
-                boolean twcc = sub.twccExtId > 0 && n > 19 && (out[0] & 0x10) != 0
-                        && out[16] == (byte) ((sub.twccExtId << 4) | 1);
-                if (twcc) RtpPacket.writeUint16(out, 17, sub.twccSeq & 0xFFFF);
-                if (sendToSubscriber(sub, st, out, n, twcc)) {
-                    metrics.retransmissions.increment();
-                    if (s.rtxSsrc != 0) metrics.rtxSent.increment();
-                }
-            }
-        }
     }
 
     /**
      * Sends an RTP packet (carrying transport seq {@code sub.twccSeq} when {@code twcc}) to a subscriber and records
      * it with the subscriber's estimator; through the test-only emulated link when one is set. False: not sent.
      */
-    private boolean sendToSubscriber(Participant sub, WebRtcTransport st, byte[] b, int len, boolean twcc) {
+    boolean sendToSubscriber(Participant sub, WebRtcTransport st, byte[] b, int len, boolean twcc) {
         EmulatedLink link = sub.testLink;
         if (link != null) {
             long at = System.nanoTime();
@@ -999,24 +236,6 @@ public final class Router implements PacketHandler, TransportListener {
         if (!st.sendRtp(b, 0, len)) return false;
         if (twcc) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, System.nanoTime() / 1000, st.lastRtpWireLength());
         return true;
-    }
-
-    /** A keyframe request for {@code l}, coalesced per publisher stream (a deferred one goes out from the tick). */
-    void requestKeyframe(Layer l, long now) { requestKeyframe(l, now, false); }
-
-    private void requestKeyframe(Layer l, long now, boolean force) {
-        if (l.ssrc == 0) return;
-        if (!force && !keyframes.request(l.ssrc, now / 1_000_000)) { deferredPli.put(l.ssrc, l); return; }
-        sendPli(l, now);
-    }
-
-    private void sendPli(Layer l, long now) {
-        Participant pub = l.track.owner;
-        if (pub.publish == null || !pub.publish.connected()) return;
-        l.lastPliNanos = now;
-        if (LOG.isDebugEnabled()) LOG.debug("PLI → {} layer {}", l.track.trackId, l.index);
-        int n = Rtcp.writePli(ctl, 0, pub.rtcpSsrc, l.ssrc);
-        if (pub.publish.sendRtcp(ctl, 0, n)) metrics.plisSent.increment();
     }
 
     // ================================================================== timers (media thread)
@@ -1048,16 +267,13 @@ public final class Router implements PacketHandler, TransportListener {
                 if (speakerRound) reportSpeakers(m, now);
                 signalClients(m, now);
             }
-            keyframes.drainDue(now / 1_000_000, ssrc -> {
-                Layer l = deferredPli.remove((int) ssrc);
-                if (l != null && l.ssrc == (int) ssrc) sendPli(l, now);
-            });
+            rtcp.sendDeferredKeyframeRequests(now);
             if (now - lastSecondTick >= 1_000_000_000L) {
                 lastSecondTick = now;
                 for (Meeting m : meetings.values()) {
                     for (Participant p : m.participants.values()) for (PublishedTrack t : p.tracksByMid.values()) for (Layer l : t.layers) { l.updateBitrate(now); if (t.vp9) l.svc.updateRates(now); }
                 }
-                for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) sendReports(p, now);
+                for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) rtcp.sendReports(p, now);
                 for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) p.quality.sample(p, now, events);
                 metrics.subscriberSnapshot(subscriberSnapshot(now));
                 metrics.tick();
@@ -1070,29 +286,16 @@ public final class Router implements PacketHandler, TransportListener {
 
     private long ticks;
 
-    private volatile boolean transportFeedbackEnabled = true;
-
     /** Test-only: stop/start sending transport-cc feedback to publishers. */
-    public void setTransportFeedbackEnabled(boolean v) { transportFeedbackEnabled = v; }
+    public void setTransportFeedbackEnabled(boolean v) { rtcp.setTransportFeedbackEnabled(v); }
 
-    /** Every 50 ms: transport-cc feedback for everything each publisher sent since the last one. */
-    private void sendTransportFeedback() {
-        try {
-            for (Map.Entry<WebRtcTransport, Participant> e : owners.entrySet()) {
-                Participant p = e.getValue();
-                WebRtcTransport t = e.getKey();
-                if (p.publish != t || p.twccIn == null || !t.connected() || !transportFeedbackEnabled) continue;
-                int n, media = 0;
-                for (PublishedTrack tr : p.tracksByMid.values()) if (tr.layers[0].ssrc != 0) { media = tr.layers[0].ssrc; break; }
-                for (int i = 0; i < 8 && (n = p.twccIn.write(ctl, 0, p.rtcpSsrc, media)) > 0; i++) {
-                    if (t.sendRtcp(ctl, 0, n)) metrics.twccFeedbackSent.increment();
-                }
-            }
-            io.flush();
-        } catch (RuntimeException ex) {
-            LOG.warn("transport feedback failed", ex);
-        }
-    }
+    public void setRembBitrate(long bps) { rtcp.setRembBitrate(bps); }
+
+    /** A keyframe request for {@code l}, coalesced per publisher stream (a deferred one goes out from the tick). */
+    void requestKeyframe(Layer l, long now) { rtcp.requestKeyframe(l, now, false); }
+
+    @Override
+    public void onRtcp(WebRtcTransport t, byte[] b, int off, int len, long now) { rtcp.onRtcp(owners.get(t), t, b, off, len, now); }
 
     /** Estimates of every connected subscriber transport and the layer each video slot forwards (aggregated). */
     private SfuMetrics.SubscriberSnapshot subscriberSnapshot(long now) {
@@ -1168,7 +371,7 @@ public final class Router implements PacketHandler, TransportListener {
             if (!l.active(now)) continue;
             if (anyActive == null) anyActive = l;
             if (l.width == 0) {
-                if (t.layers.length > 1 && now - l.lastPliNanos > 1_000_000_000L) requestKeyframe(l, now, false); // learn its size
+                if (t.layers.length > 1 && now - l.lastPliNanos > 1_000_000_000L) rtcp.requestKeyframe(l, now, false); // learn its size
                 continue;
             }
             if (smallest == null || l.width < smallest.width) smallest = l;
@@ -1177,59 +380,16 @@ public final class Router implements PacketHandler, TransportListener {
         if (best == null) best = smallest != null ? smallest : anyActive;
         if (best == null) return;
         s.target = best;
-        if (s.current != best || s.waitingKeyframe) requestKeyframe(best, now, false);
+        if (s.current != best || s.waitingKeyframe) rtcp.requestKeyframe(best, now, false);
     }
 
-    /** RR + REMB to publishers, SR + SDES to subscribers, once a second. */
-    private void sendReports(Participant p, long now) {
-        if (p.publish != null && p.publish.connected()) {
-            int n = 0;
-            int[] videoSsrcs = new int[8];
-            int vn = 0;
-            for (PublishedTrack t : p.tracksByMid.values()) {
-                for (Layer l : t.layers) {
-                    if (l.ssrc == 0 || !l.seqInit || n + 32 > 1000) continue;
-                    long dlsr = l.lastSrAtNanos == 0 ? 0 : (now - l.lastSrAtNanos) * 65536 / 1_000_000_000L;
-                    n += Rtcp.writeReceiverReport(ctl, n, p.rtcpSsrc, l.ssrc, l.fractionLostSinceLastReport(), l.cumulativeLost(),
-                            l.extendedHighest(), l.jitter(), l.lastSrNtpMiddle, dlsr);
-                    if (t.video && vn < videoSsrcs.length) videoSsrcs[vn++] = l.ssrc;
-                }
-            }
-            if (vn > 0) n += Rtcp.writeRemb(ctl, n, p.rtcpSsrc, rembBitrateBps, videoSsrcs, vn);
-            if (n > 0) p.publish.sendRtcp(ctl, 0, n);
-        }
-        if (p.subscribe != null && p.subscribe.connected()) {
-            for (Slot s : p.slots) {
-                if (s.packetsSent == 0 || s.track == null) continue;
-                long clock = s.track.clockRate;
-                long rtpNow = (s.lastOutTs + (now - s.lastOutNanos) * clock / 1_000_000_000L) & 0xFFFFFFFFL;
-                long ntp = ntpNow();
-                int n = Rtcp.writeSenderReport(ctl, 0, s.ssrc, ntp, rtpNow, s.packetsSent, s.octetsSent);
-                p.rtt.onSenderReportSent(s.ssrc, ntp, now);
-                n += Rtcp.writeSdesCname(ctl, n, s.ssrc, CNAME);
-                p.subscribe.sendRtcp(ctl, 0, n);
-            }
-        }
-    }
-
-    private static final byte[] CNAME = "parley-sfu".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private volatile long rembBitrateBps = 4_000_000;
-
-    public void setRembBitrate(long bps) { rembBitrateBps = bps; }
-
-    private volatile boolean loopbackPeersOnly;
     private volatile long consentTimeoutNanos = WebRtcTransport.CONSENT_TIMEOUT_NANOS;
 
     /** RFC 7675 consent timeout (30 s); shorter only in tests. */
     public void setConsentTimeoutNanos(long nanos) { consentTimeoutNanos = nanos > 0 ? nanos : WebRtcTransport.CONSENT_TIMEOUT_NANOS; }
 
     /** Only answer connectivity checks from loopback peers (everything in tests stays on 127.0.0.0/8). */
-    public void setLoopbackPeersOnly(boolean v) { loopbackPeersOnly = v; }
+    public void setLoopbackPeersOnly(boolean v) { demux.setLoopbackPeersOnly(v); }
 
-    private static long ntpNow() {
-        long ms = System.currentTimeMillis();
-        long secs = ms / 1000 + 2_208_988_800L;
-        long frac = ((ms % 1000) << 32) / 1000;
-        return (secs << 32) | frac;
-    }
+
 }

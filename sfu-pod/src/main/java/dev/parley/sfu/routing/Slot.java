@@ -2,7 +2,11 @@ package dev.parley.sfu.routing;
 
 import dev.parley.media.codec.Vp8Descriptor;
 import dev.parley.media.codec.Vp9Descriptor;
+import dev.parley.media.rtp.HeaderExtensions;
 import dev.parley.media.rtp.RtpPacket;
+import dev.parley.sfu.transport.WebRtcTransport;
+
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * One send slot (a recvonly m= section of a subscriber's connection) and the track currently mapped onto it.
@@ -161,5 +165,153 @@ final class Slot {
         switchSeq = inSeq;
         sinceSwitch = 0;
         waitingKeyframe = false;
+    }
+
+    /**
+     * Forwards one publisher packet to this slot (mediasoup's consumer): subscribe grant, layer switch at keyframes,
+     * temporal/SVC filtering, then the slot's own header, extensions and numbers, into the cache and r.out. Builds
+     * into {@code r}'s shared buffer; no allocation.
+     */
+    void forward(Router r, Layer layer, byte[] b, int off, int len, int hl, int pl, boolean keyframe,
+                 Vp8Descriptor vp8, Vp9Descriptor vp9, long now, boolean repair) {
+        Participant sub = subscriber;
+        if (!sub.grant().maySubscribe(now)) { r.metrics.drop("grant_subscribe"); return; }
+        WebRtcTransport st = sub.subscribe;
+        if (st == null || !st.connected()) { r.metrics.drop("subscriber_not_connected"); return; }
+        boolean frameStart = vp9 != null ? vp9.startOfPicture() : vp8 == null || (vp8.startOfPartition && vp8.partitionId == 0);
+        if (repair && (layer != current || waitingKeyframe)) return;   // repairs fill holes, never switch
+        if (video) {
+            if (paused) return;                                     // the allocator paused it for bandwidth
+            if (layer != current) {
+                Layer want = target != null ? target : layer;
+                if (layer != want || !keyframe || !frameStart) return;
+                switchTo(layer, b, off, vp8, vp9, now);
+            } else if (waitingKeyframe) {
+                if (!keyframe || !frameStart) return;
+                // resume (pause, send-queue drop) re-bases the numbers: what was skipped is no gap the receiver NACKs
+                switchTo(layer, b, off, vp8, vp9, now);
+            }
+        } else if (layer != current) {
+            switchTo(layer, b, off, null, now);
+        }
+        int inSeq = RtpPacket.sequence(b, off);
+        if (sinceSwitch < 1000) {                                   // late packets from before the switch point
+            if (RtpPacket.seqDelta(inSeq, switchSeq) < 0) return;
+            sinceSwitch++;
+        }
+        TemporalFilter tf = temporal;
+        int fate, seqShift;
+        if (vp9 != null) {                                            // VP9 SVC: spatial and temporal layers
+            fate = svc.admit(inSeq, vp9, keyframe);
+            seqShift = svc.seqShift;
+        } else {
+            fate = tf == null ? TemporalFilter.FORWARD : tf.admit(inSeq, vp8, keyframe);
+            seqShift = tf == null ? 0 : tf.seqShift;
+        }
+        if (fate != TemporalFilter.FORWARD) {                         // a layer above the slot's target
+            if (fate == TemporalFilter.FILL) {
+                int n = ProbePadding.writeFill(r.ctl, this, sub.twccExtId, sub.twccSeq, (inSeq + seqOffset - seqShift) & 0xFFFF,
+                        (RtpPacket.timestamp(b, off) + tsOffset) & 0xFFFFFFFFL);
+                r.sendToSubscriber(sub, st, r.ctl, n, sub.twccExtId > 0);
+            }
+            return;
+        }
+        int outSeq = (inSeq + seqOffset - seqShift) & 0xFFFF;
+        long outTs = (RtpPacket.timestamp(b, off) + tsOffset) & 0xFFFFFFFFL;
+
+        // fixed header with the slot's identity; the publisher's extensions are replaced by the slot's own
+        byte[] o = r.out;
+        o[0] = (byte) (0x80 | (b[off] & 0x20));
+        // VP9: the last packet forwarded of a picture ends it for the receiver (upper spatial layers dropped)
+        o[1] = (byte) ((b[off + 1] & 0x80) | (vp9 != null && svc.marker ? 0x80 : 0) | payloadType);
+        RtpPacket.setSequence(o, 0, outSeq);
+        RtpPacket.setTimestamp(o, 0, outTs);
+        RtpPacket.setSsrc(o, 0, ssrc);
+        int p = 12;
+        int twccId = sub.twccExtId;
+        if (midExtId > 0 || audioLevelExtId > 0 || twccId > 0) {
+            int start = p;
+            o[p] = (byte) 0xBE; o[p + 1] = (byte) 0xDE;
+            p += 4;
+            if (twccId > 0) {                       // always first (bytes 16..18): retransmit rewrites it there
+                o[p++] = (byte) ((twccId << 4) | 1);
+                RtpPacket.writeUint16(o, p, sub.twccSeq & 0xFFFF);
+                p += 2;
+            }
+            if (midExtId > 0) {
+                o[p++] = (byte) ((midExtId << 4) | (midBytes.length - 1));
+                System.arraycopy(midBytes, 0, o, p, midBytes.length);
+                p += midBytes.length;
+            }
+            if (audioLevelExtId > 0 && layer.track.audioLevelExtId > 0) {
+                long f = HeaderExtensions.find(b, off, len, layer.track.audioLevelExtId);
+                if (f != HeaderExtensions.NOT_FOUND) {
+                    o[p++] = (byte) (audioLevelExtId << 4);
+                    o[p++] = b[HeaderExtensions.offset(f)];
+                }
+            }
+            while (((p - start) & 3) != 0) o[p++] = 0;
+            RtpPacket.writeUint16(o, start + 2, (p - start - 4) / 4);
+            o[0] |= 0x10;
+        }
+        int bodyLen = len - hl;
+        if (p + bodyLen + 32 > o.length) { r.metrics.drop("too_large"); return; }
+        System.arraycopy(b, off + hl, o, p, bodyLen);
+        if (vp9 != null) {                   // picture ids keep their distances (see SvcFilter); offsets only
+            int shift = p - (off + hl);
+            if (vp9.pictureIdBits > 0) {
+                int pid = (vp9.pictureId + pidOffset) & 0x7FFF;
+                writePid(o, vp9.pictureIdOffset + shift, vp9.pictureIdBits, pid);
+                lastOutPid = pid;
+            }
+            if (vp9.tl0PicIdx >= 0) {
+                int tl0 = (vp9.tl0PicIdx + tl0Offset) & 0xFF;
+                o[vp9.tl0PicIdxOffset + shift] = (byte) tl0;
+                lastOutTl0 = tl0;
+            }
+        }
+        if (vp8 != null) {
+            int shift = p - (off + hl);
+            int pid = -1, tl0 = -1;
+            if (vp8.pictureIdBits > 0) {
+                pid = (vp8.pictureId + pidOffset - tf.pidShift) & 0x7FFF;
+                writePid(o, vp8.pictureIdOffset + shift, vp8.pictureIdBits, pid);
+            }
+            if (vp8.tl0PicIdx >= 0) {
+                tl0 = (vp8.tl0PicIdx + tl0Offset) & 0xFF;
+                o[vp8.tl0PicIdxOffset + shift] = (byte) tl0;
+            }
+            noteVp8Out(pid, vp8.pictureIdBits, tl0);      // only newer numbers move the switch point
+        }
+        int total = p + bodyLen;
+        if (RtpPacket.seqDelta(outSeq, lastOutSeq) > 0 || packetsSent == 0) {
+            lastOutSeq = outSeq;
+            lastOutTs = outTs;
+            lastOutNanos = now;
+        }
+        packetsSent++;
+        octetsSent += pl;
+        if (cache != null) cache.put(outSeq, o, 0, total);
+        int loss = r.lossPermille;
+        if (loss > 0 && ThreadLocalRandom.current().nextInt(1000) < loss) {
+            // lost "on the wire": the estimator must see it as sent and then missing
+            if (twccId > 0) sub.pacer.onPacketSent(sub.twccSeq++ & 0xFFFF, System.nanoTime() / 1000, total + 10);
+            r.metrics.drop("test_loss");
+            return;
+        }
+        if (r.sendToSubscriber(sub, st, o, total, twccId > 0)) {
+            long sentAt = System.nanoTime();
+            r.metrics.forwardedPackets.increment();
+            r.metrics.queueAge((sentAt - now) / 1000);
+        } else if (video) {
+            // the send queue is over its bound: drop to the next keyframe rather than queue without limit
+            waitingKeyframe = true;
+            if (current != null) r.rtcp.requestKeyframe(current, now, false);
+        }
+    }
+
+    private static void writePid(byte[] o, int at, int bits, int pid) {
+        if (bits == 15) { o[at] = (byte) (0x80 | ((pid >>> 8) & 0x7F)); o[at + 1] = (byte) pid; }
+        else o[at] = (byte) (pid & 0x7F);
     }
 }

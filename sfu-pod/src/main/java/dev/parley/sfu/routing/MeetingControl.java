@@ -1,0 +1,266 @@
+package dev.parley.sfu.routing;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.media.ice.IceCredentials;
+import dev.parley.media.rtp.ExtensionUris;
+import dev.parley.platform.grant.Grant;
+import dev.parley.platform.internal.PublishSource;
+import dev.parley.platform.internal.SfuEvent;
+import dev.parley.platform.internal.SlotAssignment;
+import dev.parley.platform.internal.TrackSubscription;
+import dev.parley.sfu.feedback.TransportFeedbackRecorder;
+import dev.parley.sfu.grant.GrantBook;
+import dev.parley.sfu.signaling.AnswerBuilder;
+import dev.parley.sfu.signaling.MediaPlan;
+import dev.parley.sfu.transport.WebRtcTransport;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The SFU's control facade (mediasoup's Router/Transport methods): creates and renegotiates transports from offers,
+ * fences grants by epoch, maps tracks onto subscriber slots, removes participants. Runs on the media thread (the
+ * API enters through {@link Router#call}); refusals are {@link ControlException}s, which the API maps to HTTP.
+ */
+public final class MeetingControl {
+    public record TransportResult(String transportId, String answer, List<SlotAssignment> slots) {}
+
+    private final Router router;
+
+    MeetingControl(Router router) { this.router = router; }
+
+    /** Creates, renegotiates or replaces a transport from a browser offer. Caller has verified the ticket. */
+    public TransportResult createTransport(String meetingId, String participantId, long generation, long epoch,
+                                           boolean publish, String offer, Grant grant, String eventsUrl,
+                                           List<PublishSource> sources) {
+        Meeting m = router.meetings.computeIfAbsent(meetingId, Meeting::new);
+        if (!m.grants.admitEpoch(epoch)) throw new ControlException.StaleEpoch(m.grants.highestEpoch());
+        if (grant != null) {
+            if (!grant.participantId().equals(participantId)) throw new ControlException.Invalid("grant is for another participant");
+            if (m.grants.apply(grant, System.nanoTime()) == GrantBook.Outcome.STALE_EPOCH) {
+                throw new ControlException.StaleEpoch(m.grants.highestEpoch());
+            }
+        }
+        Participant p = m.participants.computeIfAbsent(participantId, id -> new Participant(id, m));
+        if (eventsUrl != null && !eventsUrl.isBlank()) m.eventsUrl = eventsUrl;
+        WebRtcTransport existing = publish ? p.publish : p.subscribe;
+        long existingGen = publish ? p.publishGeneration : p.subscribeGeneration;
+        if (existing != null && generation < existingGen) throw new ControlException.StaleGeneration("older transport generation");
+        boolean renegotiate = existing != null && generation == existingGen
+                && existing.state() != WebRtcTransport.State.FAILED && existing.state() != WebRtcTransport.State.CLOSED;
+
+        Map<String, AnswerBuilder.SlotSsrcs> slotSsrcs = new HashMap<>();
+        if (!publish && renegotiate) {
+            for (Slot s : p.slots) slotSsrcs.put(s.mid, new AnswerBuilder.SlotSsrcs(s.ssrc & 0xFFFFFFFFL, s.rtxSsrc & 0xFFFFFFFFL));
+        }
+        IceCredentials local = renegotiate ? existing.localCredentials() : IceCredentials.random();
+        AnswerBuilder.Result r = AnswerBuilder.answer(offer, publish, local, router.certificate.fingerprint(),
+                new AnswerBuilder.Candidates(router.endpoint.address(), router.endpoint.udpPort(), router.endpoint.tcpPort()), slotSsrcs);
+        WebRtcTransport t;
+        if (renegotiate) {
+            t = existing;
+            if (!r.remoteUfrag().equals(existing.remoteUfrag())) {
+                // ICE restart: browser changed its credentials; keep DTLS/SRTP, give new local credentials
+                IceCredentials fresh = IceCredentials.random();
+                router.demux.restartIce(existing, fresh, r.remoteUfrag());
+                r = AnswerBuilder.answer(offer, publish, fresh, router.certificate.fingerprint(),
+                        new AnswerBuilder.Candidates(router.endpoint.address(), router.endpoint.udpPort(), router.endpoint.tcpPort()), slotSsrcs);
+            }
+        } else {
+            if (existing != null) closeTransport(existing, null);
+            t = new WebRtcTransport(UUID.randomUUID().toString(), router.loop, router.io, router.certificate, Router.srtpProfiles(publish, r.media()), local,
+                    r.remoteUfrag(), r.remoteFingerprint(), router.metrics, router);
+            router.demux.add(t);
+            router.owners.put(t, p);
+            if (publish) {
+                p.publish = t; p.publishGeneration = generation; p.publishEventsUrl = eventsUrl;
+                p.twccIn = new TransportFeedbackRecorder(System.nanoTime() / 1000);
+            }
+            else {
+                p.subscribe = t; p.subscribeGeneration = generation; p.subscribeEventsUrl = eventsUrl;
+                p.resetCongestionControl();
+            }
+        }
+        if (publish) {
+            p.applyPublishSources(sources);
+            applyPublishPlan(p, r.media(), eventsUrl, generation);
+        }
+        else applySubscribePlan(p, r.media());
+        return new TransportResult(t.id(), r.answer(), publish ? List.of() : assignments(p));
+    }
+
+    private void applyPublishPlan(Participant p, List<MediaPlan> plans, String eventsUrl, long generation) {
+        for (MediaPlan mp : plans) {
+            if (mp.ext(ExtensionUris.MID) > 0) p.midExtId = mp.ext(ExtensionUris.MID);
+            if (mp.ext(ExtensionUris.RID) > 0) p.ridExtId = mp.ext(ExtensionUris.RID);
+            if (mp.ext(ExtensionUris.REPAIRED_RID) > 0) p.repairedRidExtId = mp.ext(ExtensionUris.REPAIRED_RID);
+            if (mp.accepted() && mp.ext(ExtensionUris.TRANSPORT_CC) > 0) p.publishTwccExtId = mp.ext(ExtensionUris.TRANSPORT_CC);
+            PublishedTrack old = p.tracksByMid.get(mp.mid());
+            if (!mp.accepted()) {
+                if (old != null) unpublish(p, old, eventsUrl, generation);
+                continue;
+            }
+            if (old != null) continue;
+            PublishedTrack t = new PublishedTrack(p, mp.mid(), mp.isVideo(), mp.codec(), mp.payloadType(), mp.rtxPayloadType(),
+                    mp.clockRate(), mp.rids(), mp.ext(ExtensionUris.AUDIO_LEVEL));
+            t.screen = p.isScreen(mp.mid(), mp.isVideo());
+            p.tracksByMid.put(mp.mid(), t);
+            p.meeting.dynacast.addTrack(t);
+            if (!t.video && t.audioLevelExtId > 0) p.speakerSlot = p.meeting.speakers.register(p.id);
+            for (Long s : mp.offeredSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
+            for (Long s : mp.offeredRtxSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
+            ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", t.trackId).put("kind", t.kind())
+                    .put("source", t.source()).put("simulcast_layers", t.layers.length);
+            router.events.publish(eventsUrl, SfuEvent.TRACK_PUBLISHED, p.meeting.id, p.id, generation, data);
+            for (Participant other : p.meeting.participants.values()) if (other != p) assignToFreeSlot(other, t);
+        }
+    }
+
+    void unpublish(Participant p, PublishedTrack t, String eventsUrl, long generation) {
+        for (Slot s : new ArrayList<>(t.slots)) s.detach();
+        t.slots.clear();
+        p.tracksByMid.remove(t.mid);
+        for (Layer l : t.layers) {
+            if (l.ssrc != 0) p.layersBySsrc.remove(l.ssrc);
+            if (l.rtxSsrc != 0) p.rtxLayersBySsrc.remove(l.rtxSsrc);
+        }
+        p.tracksByDeclaredSsrc.values().removeIf(x -> x == t);
+        p.meeting.dynacast.removeTrack(t);
+        router.events.publish(eventsUrl, SfuEvent.TRACK_UNPUBLISHED, p.meeting.id, p.id, generation,
+                JsonNodeFactory.instance.objectNode().put("track_id", t.trackId));
+    }
+
+    private void applySubscribePlan(Participant p, List<MediaPlan> plans) {
+        Map<String, Slot> existing = new LinkedHashMap<>();
+        for (Slot s : p.slots) existing.put(s.mid, s);
+        List<Slot> next = new ArrayList<>();
+        int twcc = 0;
+        for (MediaPlan mp : plans) {
+            if (!mp.accepted() || !mp.sfuSends()) continue;
+            if (twcc == 0) twcc = mp.ext(ExtensionUris.TRANSPORT_CC);      // BUNDLE: one id for the transport
+            Slot s = existing.remove(mp.mid());
+            if (s == null) s = new Slot(p, mp.mid(), mp.isVideo(), (int) mp.slotSsrc(), mp.payloadType(),
+                    mp.ext(ExtensionUris.MID), mp.ext(ExtensionUris.AUDIO_LEVEL));
+            s.rtxSsrc = (int) mp.slotRtxSsrc();
+            s.codecs(mp.rtxPayloadType(), mp.vp9PayloadType(), mp.vp9RtxPayloadType());
+            next.add(s);
+        }
+        for (Slot gone : existing.values()) if (gone.track != null) { gone.track.slots.remove(gone); gone.detach(); }
+        p.slots.clear();
+        p.slots.addAll(next);
+        p.twccExtId = router.congestionControl ? twcc : 0;
+        for (Participant other : p.meeting.participants.values()) {
+            if (other == p) continue;
+            for (PublishedTrack t : other.tracksByMid.values()) assignToFreeSlot(p, t);
+        }
+    }
+
+    private void assignToFreeSlot(Participant sub, PublishedTrack t) {
+        for (Slot s : sub.slots) if (s.track == t) return;
+        for (Slot s : sub.slots) {
+            if (s.track == null && s.carries(t)) {
+                s.attach(t);
+                int[] w = sub.wanted.get(t.trackId);
+                if (w != null) { s.maxWidth = w[0]; s.maxHeight = w[1]; }
+                t.slots.add(s);
+                return;
+            }
+        }
+    }
+
+    static List<SlotAssignment> assignments(Participant p) {
+        List<SlotAssignment> r = new ArrayList<>();
+        for (Slot s : p.slots) {
+            if (s.track != null) r.add(new SlotAssignment(s.mid, s.track.owner.id, s.track.trackId, s.track.kind(), s.track.source()));
+        }
+        return r;
+    }
+
+    /**
+     * Batch of grants for one meeting; returns the versions now held per participant. All or nothing: a grant of
+     * another epoch refuses the batch before the meeting, its epoch or any grant changes.
+     */
+    public Map<String, Long> putGrants(String meetingId, long epoch, List<Grant> grants) {
+        for (int i = 0; i < grants.size(); i++) {
+            if (grants.get(i).controllerEpoch() != epoch) {
+                throw new ControlException.Invalid("grants[" + i + "].controller_epoch: differs from the request's controller_epoch");
+            }
+        }
+        Meeting m = router.meetings.computeIfAbsent(meetingId, Meeting::new);
+        if (!m.grants.admitEpoch(epoch)) throw new ControlException.StaleEpoch(m.grants.highestEpoch());
+        long now = System.nanoTime();
+        Map<String, Long> acks = new LinkedHashMap<>();
+        for (Grant g : grants) {
+            m.grants.apply(g, now);
+            acks.put(g.participantId(), m.grants.version(g.participantId()));
+        }
+        return acks;
+    }
+
+    public void removeParticipant(String meetingId, String participantId, long epoch) {
+        Meeting m = router.meetings.get(meetingId);
+        if (m == null) return;
+        if (!m.grants.admitEpoch(epoch)) throw new ControlException.StaleEpoch(m.grants.highestEpoch());
+        Participant p = m.participants.get(participantId);
+        if (p == null) return;
+        if (p.publish != null) closeTransport(p.publish, null);
+        if (p.subscribe != null) closeTransport(p.subscribe, null);
+        for (PublishedTrack t : new ArrayList<>(p.tracksByMid.values())) unpublish(p, t, p.publishEventsUrl, p.publishGeneration);
+        for (Slot s : p.slots) if (s.track != null) s.track.slots.remove(s);
+        if (p.testLink != null) p.testLink.close();
+        m.participants.remove(participantId);
+        m.grants.remove(participantId);
+        m.speakers.unregister(participantId);
+        m.dynacast.removeSubscriber(participantId);
+        if (m.participants.isEmpty()) router.meetings.remove(meetingId);
+    }
+
+    public List<SlotAssignment> updateSubscriptions(String meetingId, String participantId, long epoch, List<TrackSubscription> tracks) {
+        Meeting m = router.meetings.get(meetingId);
+        if (m == null) throw new ControlException.NotFound("unknown meeting");
+        if (!m.grants.admitEpoch(epoch)) throw new ControlException.StaleEpoch(m.grants.highestEpoch());
+        Participant p = m.participants.get(participantId);
+        if (p == null) throw new ControlException.NotFound("unknown participant");
+        p.applySubscriptions(tracks);
+        return assignments(p);
+    }
+
+    /**
+     * TEST ONLY (the test-hooks endpoint): shapes everything the SFU sends as RTP to this participant's subscribe
+     * transport through an emulated path. The first call creates it (its one-way delay is fixed then); later calls
+     * change capacity ({@code <= 0} = unlimited) and loss, and packets already queued keep their order, so lifting a
+     * limit never reorders. Returns false for an unknown participant.
+     */
+    public boolean setTestLink(String meetingId, String participantId, long capacityBps, int delayMs, double lossPercent) {
+        Meeting m = router.meetings.get(meetingId);
+        Participant p = m == null ? null : m.participants.get(participantId);
+        if (p == null) return false;
+        if (p.testLink == null) {
+            p.testLink = new EmulatedLink(p, router.loop, router.io::flush, capacityBps, delayMs * 1000L, lossPercent / 100, 500_000);
+        } else {
+            p.testLink.emulator.setCapacityBps(capacityBps);
+            p.testLink.emulator.setLossRate(lossPercent / 100);
+        }
+        return true;
+    }
+
+    void closeTransport(WebRtcTransport t, String eventType) {
+        Participant p = router.owners.remove(t);
+        router.demux.remove(t);
+        t.close();
+        if (p != null) {
+            boolean pub = p.publish == t;
+            if (eventType != null) {
+                router.events.publish(pub ? p.publishEventsUrl : p.subscribeEventsUrl, eventType, p.meeting.id, p.id,
+                        pub ? p.publishGeneration : p.subscribeGeneration, null);
+            }
+            if (pub) p.publish = null;
+            else if (p.subscribe == t) p.subscribe = null;
+        }
+    }
+}
