@@ -13,7 +13,7 @@ import dev.parley.platform.grant.Grant;
 import dev.parley.platform.grant.GrantAck;
 import dev.parley.platform.grant.PublishRights;
 import dev.parley.platform.grant.PutGrantBatchRequest;
-import dev.parley.platform.grant.PutGrantBatchResponse;
+import dev.parley.platform.internal.PutGrantBatchResponse;
 import dev.parley.platform.grant.PutGrantsRequest;
 import dev.parley.platform.internal.InternalError;
 import io.micrometer.core.instrument.Counter;

@@ -3,7 +3,7 @@ package dev.parley.controller.media;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.platform.grant.PutGrantBatchRequest;
-import dev.parley.platform.grant.PutGrantBatchResponse;
+import dev.parley.platform.internal.PutGrantBatchResponse;
 import dev.parley.platform.grant.PutGrantsRequest;
 import dev.parley.platform.grant.PutGrantsResponse;
 import dev.parley.platform.internal.CreateTransportRequest;

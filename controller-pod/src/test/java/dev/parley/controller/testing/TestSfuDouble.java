@@ -11,7 +11,7 @@ import dev.parley.platform.etcd.SfuEntry;
 import dev.parley.platform.grant.Grant;
 import dev.parley.platform.grant.GrantAck;
 import dev.parley.platform.grant.PutGrantBatchRequest;
-import dev.parley.platform.grant.PutGrantBatchResponse;
+import dev.parley.platform.internal.PutGrantBatchResponse;
 import dev.parley.platform.grant.PutGrantsRequest;
 import dev.parley.platform.grant.PutGrantsResponse;
 import dev.parley.platform.internal.CreateTransportRequest;

@@ -8,7 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.parley.media.sdp.SdpException;
 import dev.parley.platform.grant.GrantAck;
 import dev.parley.platform.grant.PutGrantBatchRequest;
-import dev.parley.platform.grant.PutGrantBatchResponse;
+import dev.parley.platform.internal.PutGrantBatchResponse;
 import dev.parley.platform.grant.PutGrantsRequest;
 import dev.parley.platform.grant.PutGrantsResponse;
 import dev.parley.platform.internal.CreateTransportRequest;

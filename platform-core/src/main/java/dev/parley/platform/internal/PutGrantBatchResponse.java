@@ -1,11 +1,11 @@
-package dev.parley.platform.grant;
+package dev.parley.platform.internal;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
-import dev.parley.platform.internal.InternalError;
 
+import dev.parley.platform.grant.GrantAck;
 import java.util.List;
 
 /**
