@@ -1,6 +1,6 @@
 package dev.parley.turn.allocation;
 
-import dev.parley.turn.server.ClientLink;
+import dev.parley.turn.link.ClientLink;
 import io.netty.channel.Channel;
 
 import java.net.InetSocketAddress;

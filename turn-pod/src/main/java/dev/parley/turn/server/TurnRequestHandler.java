@@ -1,5 +1,6 @@
 package dev.parley.turn.server;
 
+import dev.parley.turn.link.ClientLink;
 import dev.parley.media.stun.ChannelData;
 import dev.parley.media.stun.StunAttribute;
 import dev.parley.media.stun.StunClass;

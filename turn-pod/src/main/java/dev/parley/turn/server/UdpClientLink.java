@@ -1,5 +1,6 @@
 package dev.parley.turn.server;
 
+import dev.parley.turn.link.ClientLink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;

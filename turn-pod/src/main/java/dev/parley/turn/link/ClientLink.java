@@ -1,4 +1,4 @@
-package dev.parley.turn.server;
+package dev.parley.turn.link;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
