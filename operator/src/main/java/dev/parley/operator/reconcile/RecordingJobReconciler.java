@@ -7,6 +7,8 @@ import dev.parley.operator.crd.ParleyApi;
 import dev.parley.operator.crd.RecordingJob;
 import dev.parley.operator.crd.RecordingJobStatus;
 import dev.parley.operator.crd.RecordingPhase;
+import dev.parley.operator.model.Conditions;
+import dev.parley.operator.model.PodFactory;
 import dev.parley.operator.model.RecordingModel;
 import dev.parley.operator.registry.RecorderProgress;
 import dev.parley.operator.registry.RecorderProgressSource;
@@ -18,8 +20,10 @@ import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +35,8 @@ import org.slf4j.LoggerFactory;
  * RecordingJob: one recorder pod per generation ({@code rec-{job}-g{n}}), retry with generation + 1 on
  * failure up to the limit, status mirrored from the recorder's runner key (live) or termination message
  * (final). The finalizer (JOSDK adds it because this is a {@link Cleaner}) removes pods and the runner key.
+ * Reconciles when the job or its recorder pod changes (pod informer, owner reference → job), and every
+ * {@code resync} while the job is not final, to mirror the runner key from etcd.
  */
 @ControllerConfiguration(name = "recordingjob")
 public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner<RecordingJob> {
@@ -43,6 +49,7 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
     private final EventRecorder events;
     private final Duration resync;
     private final RecordingModel model = new RecordingModel();
+    private PodCache<RecordingJob> pods;
 
     public RecordingJobReconciler(KubernetesClient client, PodFactory podFactory, RecorderProgressSource progress,
                                   EventRecorder events, Duration resync) {
@@ -51,6 +58,12 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
         this.progress = progress;
         this.events = events;
         this.resync = resync;
+    }
+
+    @Override
+    public List<EventSource<?, RecordingJob>> prepareEventSources(EventSourceContext<RecordingJob> context) {
+        pods = PodCache.forComponent(context, ParleyApi.COMPONENT_RECORDER);
+        return List.of(pods.eventSource());
     }
 
     public static String podName(RecordingJob job, int generation) {
@@ -64,7 +77,8 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
         int generation = prev.generation == null ? 0 : prev.generation;
         int failed = prev.failedGenerations == null ? 0 : prev.failedGenerations;
 
-        Pod pod = generation == 0 ? null : client.pods().inNamespace(ns).withName(podName(job, generation)).get();
+        OwnedPods owned = pods.of(job);
+        Pod pod = generation == 0 ? null : owned.get(podName(job, generation)).orElse(null);
         RecordingModel.PodState podState = podState(pod);
         Optional<RecorderProgress> live = Optional.empty();
         try {
@@ -93,10 +107,11 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
             case START_GENERATION -> {
                 if (pod != null && d.generation() != generation) {
                     client.pods().inNamespace(ns).withName(pod.getMetadata().getName()).delete();
+                    owned.deleted(pod.getMetadata().getName());
                 }
                 String name = podName(job, d.generation());
-                if (client.pods().inNamespace(ns).withName(name).get() == null) {
-                    client.pods().inNamespace(ns).resource(podFactory.recorderPod(job, name, d.generation())).create();
+                if (owned.get(name).isEmpty()) {
+                    owned.created(client.pods().inNamespace(ns).resource(podFactory.recorderPod(job, name, d.generation())).create());
                 }
                 if (d.generation() == 1) {
                     events.normal(job, "RecorderStarted", "generation 1: pod " + name);
@@ -139,6 +154,7 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
                 "generation " + out.generation, g);
         job.setStatus(out);
         UpdateControl<RecordingJob> c = UpdateControl.patchStatus(job);
+        // Pod changes arrive as events; the recorder's live progress is in etcd, which sends none: poll while running.
         return out.phase.terminal() ? c : c.rescheduleAfter(resync);
     }
 

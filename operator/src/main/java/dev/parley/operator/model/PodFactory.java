@@ -1,6 +1,6 @@
-package dev.parley.operator.reconcile;
+package dev.parley.operator.model;
 
-import dev.parley.operator.OperatorConfig;
+import dev.parley.operator.config.PodSettings;
 import dev.parley.operator.crd.ParleyApi;
 import dev.parley.operator.crd.PodTemplateOverrides;
 import dev.parley.operator.crd.RecordingJob;
@@ -24,15 +24,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Builds the SFU, TURN and recorder Pods the operator owns directly (no Deployment in between). */
+/**
+ * The desired SFU, TURN and recorder Pods for a spec (the operator owns them directly, no Deployment in between).
+ * Pure: no API calls; the reconcilers decide when a pod is created and which one goes.
+ */
 public final class PodFactory {
     private static final String ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
     private static final SecureRandom RANDOM = new SecureRandom();
     public static final int TURN_INTERNAL_PORT = 8091;
 
-    private final OperatorConfig config;
+    private final PodSettings config;
 
-    public PodFactory(OperatorConfig config) {
+    public PodFactory(PodSettings config) {
         this.config = config;
     }
 

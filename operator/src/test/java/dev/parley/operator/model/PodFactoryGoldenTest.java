@@ -1,4 +1,4 @@
-package dev.parley.operator.reconcile;
+package dev.parley.operator.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -71,7 +71,7 @@ class PodFactoryGoldenTest {
     }
 
     static Map<String, Pod> pods() {
-        PodFactory f = new PodFactory(OperatorConfig.forTests("http://127.0.0.1:2379", Duration.ofMillis(300)));
+        PodFactory f = new PodFactory(OperatorConfig.forTests("http://127.0.0.1:2379", Duration.ofMillis(300)).pods());
         return Map.of(
                 "sfu-pod.yaml", f.sfuPod(sfuPool(), "pool-a-bcdfg"),
                 "turn-pod.yaml", f.turnPod(region(), "eu-turn-bcdfg"),
