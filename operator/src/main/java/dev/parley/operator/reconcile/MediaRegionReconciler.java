@@ -151,8 +151,8 @@ public class MediaRegionReconciler implements Reconciler<MediaRegion> {
         Conditions.set(out.conditions, "Degraded", degraded, degraded ? "CapacityMissing" : "AllServing",
                 "TURN " + turnStatus.readyReplicas + "/" + turnStatus.desiredReplicas + " ready, SFU ready pods " + sfuReady,
                 out.observedGeneration);
-        mr.setStatus(out);
+        StatusWriter.write(mr, context, out, MediaRegion::setStatus);
         // The TURN pool's load, registrations and drain progress live in etcd, which sends no Kubernetes events.
-        return UpdateControl.patchStatus(mr).rescheduleAfter(resync);
+        return UpdateControl.<MediaRegion>noUpdate().rescheduleAfter(resync);
     }
 }

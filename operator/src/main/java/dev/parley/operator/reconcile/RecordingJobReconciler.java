@@ -152,8 +152,8 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
                 out.phase == RecordingPhase.FAILED ? "RetryLimitReached" : "NotFailed", out.message, g);
         Conditions.set(out.conditions, "Recording", out.phase == RecordingPhase.RECORDING, out.phase.wire(),
                 "generation " + out.generation, g);
-        job.setStatus(out);
-        UpdateControl<RecordingJob> c = UpdateControl.patchStatus(job);
+        StatusWriter.write(job, context, out, RecordingJob::setStatus);
+        UpdateControl<RecordingJob> c = UpdateControl.noUpdate();
         // Pod changes arrive as events; the recorder's live progress is in etcd, which sends none: poll while running.
         return out.phase.terminal() ? c : c.rescheduleAfter(resync);
     }

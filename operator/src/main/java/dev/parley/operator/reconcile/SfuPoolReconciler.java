@@ -60,8 +60,8 @@ public class SfuPoolReconciler implements Reconciler<SfuPool> {
         pools.reconcile(def, pods.of(pool), pool.getStatus(), out);
         out.selector = PodFactory.poolSelector(ParleyApi.COMPONENT_SFU, pool.getMetadata().getName()).entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
-        pool.setStatus(out);
+        StatusWriter.write(pool, context, out, SfuPool::setStatus);
         // Load, registration and drain progress live in etcd, which sends no Kubernetes events: poll it.
-        return UpdateControl.patchStatus(pool).rescheduleAfter(resync);
+        return UpdateControl.<SfuPool>noUpdate().rescheduleAfter(resync);
     }
 }
