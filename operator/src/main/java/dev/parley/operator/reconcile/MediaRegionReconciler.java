@@ -55,6 +55,7 @@ public class MediaRegionReconciler implements Reconciler<MediaRegion> {
     private final PoolReconcile pools;
     private final PodFactory podFactory;
     private final Duration resync;
+    private final LastStatus<MediaRegionStatus> lastStatus = new LastStatus<>();
     private PodCache<MediaRegion> pods;
 
     public MediaRegionReconciler(PoolReconcile pools, PodFactory podFactory, Duration resync) {
@@ -105,7 +106,7 @@ public class MediaRegionReconciler implements Reconciler<MediaRegion> {
                 null, podName -> podFactory.turnPod(mr, podName));
 
         MediaRegionStatus out = new MediaRegionStatus();
-        MediaRegionStatus prev = mr.getStatus();
+        MediaRegionStatus prev = lastStatus.previous(mr, mr.getStatus());
         if (prev != null && prev.conditions != null) {
             out.conditions.addAll(prev.conditions);
         }
@@ -151,7 +152,8 @@ public class MediaRegionReconciler implements Reconciler<MediaRegion> {
         Conditions.set(out.conditions, "Degraded", degraded, degraded ? "CapacityMissing" : "AllServing",
                 "TURN " + turnStatus.readyReplicas + "/" + turnStatus.desiredReplicas + " ready, SFU ready pods " + sfuReady,
                 out.observedGeneration);
-        StatusWriter.write(mr, context, out, MediaRegion::setStatus);
+        StatusWriter.write(context, mr, MediaRegion.class, out, MediaRegion::setStatus);
+        lastStatus.computed(mr, out);
         // The TURN pool's load, registrations and drain progress live in etcd, which sends no Kubernetes events.
         return UpdateControl.<MediaRegion>noUpdate().rescheduleAfter(resync);
     }

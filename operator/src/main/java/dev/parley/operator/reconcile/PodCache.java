@@ -3,6 +3,7 @@ package dev.parley.operator.reconcile;
 import dev.parley.operator.crd.ParleyApi;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -31,10 +32,12 @@ public final class PodCache<P extends HasMetadata> {
     private static final Duration TOMBSTONE_TTL = Duration.ofMinutes(2);
 
     private final InformerEventSource<Pod, P> source;
+    private final KubernetesSerialization serialization;
     private final Map<ResourceID, Instant> deleted = new ConcurrentHashMap<>();
 
-    private PodCache(InformerEventSource<Pod, P> source) {
+    private PodCache(InformerEventSource<Pod, P> source, KubernetesSerialization serialization) {
         this.source = source;
+        this.serialization = serialization;
     }
 
     /** Pods labelled with the component and managed by this operator, mapped to their controller owner of type P. */
@@ -46,24 +49,28 @@ public final class PodCache<P extends HasMetadata> {
                         + ParleyApi.LABEL_COMPONENT + "=" + component)
                 .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(primary))
                 .build();
-        return new PodCache<>(new InformerEventSource<>(config, context));
+        return new PodCache<>(new InformerEventSource<>(config, context), context.getClient().getKubernetesSerialization());
     }
 
     public InformerEventSource<Pod, P> eventSource() {
         return source;
     }
 
-    /** The owner's pods that exist and are not being deleted, by name (the order the API server lists them). */
+    /**
+     * The owner's pods that exist and are not being deleted, by name (the order the API server lists them). Copies:
+     * the informer's own objects must never be changed by a reconcile.
+     */
     public List<Pod> podsOf(P owner) {
         prune();
         return source.getSecondaryResources(owner).stream()
                 .filter(p -> p.getMetadata().getDeletionTimestamp() == null && !hidden(p))
                 .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
+                .map(serialization::clone)
                 .toList();
     }
 
     public Optional<Pod> get(String namespace, String name) {
-        return source.get(new ResourceID(name, namespace)).filter(p -> !hidden(p));
+        return source.get(new ResourceID(name, namespace)).filter(p -> !hidden(p)).map(serialization::clone);
     }
 
     /** After this operator created {@code pod}: later rounds see it before its watch event arrives. */

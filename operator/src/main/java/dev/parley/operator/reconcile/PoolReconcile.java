@@ -88,6 +88,11 @@ public final class PoolReconcile {
         Long generation = def.owner().getMetadata().getGeneration();
         PoolStatusMapper.copyHistory(previous, out);
 
+        // Pods first, then the registry: the load read is never older than the pods it is matched with. (A drain
+        // requested after a pod registered must not meet a registry view from before the registration: it would take
+        // the pod for one that never registered and remove it at once.)
+        String component = def.kind().segment();
+        List<Pod> current = pods.list().stream().filter(p -> inPool(p, component, def.poolName())).toList();
         Map<String, PodLoad> registered;
         try {
             registered = loads.loads(def.kind(), def.region());
@@ -100,17 +105,14 @@ public final class PoolReconcile {
         }
         Conditions.set(out.conditions, "RegistryAvailable", true, "EtcdReachable", "registry readable", generation);
 
-        String component = def.kind().segment();
-        List<Pod> current = pods.list().stream().filter(p -> inPool(p, component, def.poolName())).toList();
         Map<String, Pod> byName = new LinkedHashMap<>();
         current.forEach(p -> byName.put(p.getMetadata().getName(), p));
 
         List<PoolPod> model = new ArrayList<>();
         for (Pod p : current) {
             PodLoad load = registered.get(p.getMetadata().getName());
-            Pod seen = noteRegistration(pods, p, load, now);
-            byName.put(seen.getMetadata().getName(), seen);
-            model.add(toModel(seen, load, now));
+            noteRegistration(pods, p, load, now);
+            model.add(toModel(p, load, now));
         }
 
         // Drains already running: advance them.
@@ -163,16 +165,21 @@ public final class PoolReconcile {
             }
         }
         List<String> created = new ArrayList<>();
+        Map<String, Pod> seen = new LinkedHashMap<>(byName);
         for (int i = 0; i < plan.create(); i++) {
             String name = def.poolName() + "-" + PodFactory.suffix();
-            pods.created(client.pods().inNamespace(def.namespace()).resource(def.podBuilder().apply(name)).create());
+            Pod pod = client.pods().inNamespace(def.namespace()).resource(def.podBuilder().apply(name)).create();
+            pods.created(pod);
+            seen.put(name, pod);
             created.add(name);
         }
         if (!created.isEmpty()) {
             events.normal(def.owner(), "PodsCreated", def.kind() + " pods " + created + " created (target " + d.target() + ")");
         }
 
-        List<Pod> after = pods.list().stream().filter(p -> inPool(p, component, def.poolName())).toList();
+        // Status: the pods this round saw or created, as they are now. A pod that vanished meanwhile by someone else's
+        // hand stays listed this once, so the next round, which no longer finds it, reports it (DrainInterrupted).
+        List<Pod> after = seen.keySet().stream().sorted().map(n -> pods.get(n).orElse(seen.get(n))).toList();
         statusMapper.fill(def, out, after, registered, new PoolStatusMapper.Round(d, plan, cleaned, created), generation);
         metrics.poolObserved(def.kind().name(), def.namespace(), def.poolName(), out.getReplicas(), out.drainingReplicas,
                 out.availability);
@@ -318,27 +325,34 @@ public final class PoolReconcile {
 
     // ---- pod facts ----
 
-    /** Records the first sight of the pod's registry entry and ties its readiness gate to it; the pod as it is now. */
-    private Pod noteRegistration(OwnedPods pods, Pod p, PodLoad load, Instant now) {
+    /**
+     * Records the first sight of the pod's registry entry and ties its readiness gate to it. The round keeps deciding
+     * on its snapshot {@code p} (only the registered-at mark is copied into it): the pod the API server returns may
+     * already carry a newer drain request than the registry view of this round, which must not meet.
+     */
+    private void noteRegistration(OwnedPods pods, Pod p, PodLoad load, Instant now) {
         Map<String, String> a = p.getMetadata().getAnnotations();
         boolean known = a != null && a.containsKey(ParleyApi.ANNOTATION_REGISTERED_AT);
         if (load != null && !known) {
             try {
-                p = client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName())
+                pods.updated(client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName())
                         .edit(x -> {
                             if (x.getMetadata().getAnnotations() == null) {
                                 x.getMetadata().setAnnotations(new HashMap<>());
                             }
                             x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_REGISTERED_AT, now.toString());
                             return x;
-                        });
-                pods.updated(p);
+                        }));
+                if (p.getMetadata().getAnnotations() == null) {
+                    p.getMetadata().setAnnotations(new HashMap<>());
+                }
+                p.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_REGISTERED_AT, now.toString());
             } catch (KubernetesClientException e) {
                 LOG.debug("could not annotate {}: {}", p.getMetadata().getName(), e.getMessage());
             }
         }
         boolean active = load != null && load.active() && !isDraining(p);
-        return setReadinessGate(pods, p, active, load == null ? "NotRegistered" : active ? "RegistryActive" : "Draining");
+        setReadinessGate(pods, p, active, load == null ? "NotRegistered" : active ? "RegistryActive" : "Draining");
     }
 
     private static boolean isDraining(Pod p) {

@@ -49,6 +49,7 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
     private final EventRecorder events;
     private final Duration resync;
     private final RecordingModel model = new RecordingModel();
+    private final LastStatus<RecordingJobStatus> lastStatus = new LastStatus<>();
     private PodCache<RecordingJob> pods;
 
     public RecordingJobReconciler(KubernetesClient client, PodFactory podFactory, RecorderProgressSource progress,
@@ -73,7 +74,8 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
     @Override
     public UpdateControl<RecordingJob> reconcile(RecordingJob job, Context<RecordingJob> context) {
         String ns = job.getMetadata().getNamespace();
-        RecordingJobStatus prev = job.getStatus() == null ? new RecordingJobStatus() : job.getStatus();
+        RecordingJobStatus stored = lastStatus.previous(job, job.getStatus());
+        RecordingJobStatus prev = stored == null ? new RecordingJobStatus() : stored;
         int generation = prev.generation == null ? 0 : prev.generation;
         int failed = prev.failedGenerations == null ? 0 : prev.failedGenerations;
 
@@ -152,7 +154,8 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
                 out.phase == RecordingPhase.FAILED ? "RetryLimitReached" : "NotFailed", out.message, g);
         Conditions.set(out.conditions, "Recording", out.phase == RecordingPhase.RECORDING, out.phase.wire(),
                 "generation " + out.generation, g);
-        StatusWriter.write(job, context, out, RecordingJob::setStatus);
+        StatusWriter.write(context, job, RecordingJob.class, out, RecordingJob::setStatus);
+        lastStatus.computed(job, out);
         UpdateControl<RecordingJob> c = UpdateControl.noUpdate();
         // Pod changes arrive as events; the recorder's live progress is in etcd, which sends none: poll while running.
         return out.phase.terminal() ? c : c.rescheduleAfter(resync);
@@ -171,6 +174,7 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
             LOG.warn("could not remove runner key of {}: {}", job.getSpec().jobId, e.getMessage());
         }
         LOG.info("recording job {} deleted: removed {} recorder pods", job.getMetadata().getName(), n);
+        lastStatus.forget(job);
         return DeleteControl.defaultDelete();
     }
 

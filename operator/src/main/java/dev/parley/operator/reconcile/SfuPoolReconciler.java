@@ -31,6 +31,7 @@ public class SfuPoolReconciler implements Reconciler<SfuPool> {
     private final PoolReconcile pools;
     private final PodFactory podFactory;
     private final Duration resync;
+    private final LastStatus<SfuPoolStatus> lastStatus = new LastStatus<>();
     private PodCache<SfuPool> pods;
 
     public SfuPoolReconciler(PoolReconcile pools, PodFactory podFactory, Duration resync) {
@@ -57,10 +58,11 @@ public class SfuPoolReconciler implements Reconciler<SfuPool> {
                 spec.replicas, name -> podFactory.sfuPod(pool, name));
 
         SfuPoolStatus out = new SfuPoolStatus();
-        pools.reconcile(def, pods.of(pool), pool.getStatus(), out);
+        pools.reconcile(def, pods.of(pool), lastStatus.previous(pool, pool.getStatus()), out);
         out.selector = PodFactory.poolSelector(ParleyApi.COMPONENT_SFU, pool.getMetadata().getName()).entrySet().stream()
                 .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
-        StatusWriter.write(pool, context, out, SfuPool::setStatus);
+        StatusWriter.write(context, pool, SfuPool.class, out, SfuPool::setStatus);
+        lastStatus.computed(pool, out);
         // Load, registration and drain progress live in etcd, which sends no Kubernetes events: poll it.
         return UpdateControl.<SfuPool>noUpdate().rescheduleAfter(resync);
     }
