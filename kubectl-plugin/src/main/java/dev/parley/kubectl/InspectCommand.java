@@ -2,7 +2,7 @@ package dev.parley.kubectl;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.parley.operator.registry.RegistryKeys;
+import dev.parley.operator.keys.RegistryKeys;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;

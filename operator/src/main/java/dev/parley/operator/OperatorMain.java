@@ -20,8 +20,8 @@ public final class OperatorMain {
         OperatorConfig config = OperatorConfig.fromEnv(System.getenv());
         // Effective configuration, without the internal secret's value.
         LOG.info("parley-operator: etcd={} sfuImage={} turnImage={} recorderImage={} resync={} leaderElection={} "
-                        + "leaseNamespace={} watchNamespace={} internalSecret={}", config.etcdEndpoints(), config.sfuImage(),
-                config.turnImage(), config.recorderImage(), config.resync(), config.leaderElection(),
+                        + "leaseNamespace={} watchNamespace={} internalSecret={}", config.etcdEndpoints(), config.pods().sfuImage(),
+                config.pods().turnImage(), config.pods().recorderImage(), config.resync(), config.leaderElection(),
                 config.leaseNamespace(), config.watchNamespace() == null ? "(all)" : config.watchNamespace(),
                 config.internalSecret().isEmpty() ? "(unset)" : "(set)");
         KubernetesClient client = new KubernetesClientBuilder().build();

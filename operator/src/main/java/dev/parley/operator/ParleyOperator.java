@@ -1,10 +1,9 @@
 package dev.parley.operator;
 
 import dev.parley.operator.metrics.OperatorMetrics;
+import dev.parley.operator.model.PodFactory;
 import dev.parley.operator.reconcile.EventRecorder;
 import dev.parley.operator.reconcile.MediaRegionReconciler;
-import dev.parley.operator.reconcile.OwnedResources;
-import dev.parley.operator.reconcile.PodFactory;
 import dev.parley.operator.reconcile.PoolReconcile;
 import dev.parley.operator.reconcile.RecordingJobReconciler;
 import dev.parley.operator.reconcile.RecordingRequestBridge;
@@ -43,11 +42,10 @@ public final class ParleyOperator implements AutoCloseable {
             extra.accept(o);
         });
         EventRecorder events = new EventRecorder(client);
-        PodFactory pods = new PodFactory(config);
-        OwnedResources owned = new OwnedResources(client);
+        PodFactory pods = new PodFactory(config.pods());
         PoolReconcile pools = new PoolReconcile(client, loads, registry, drain, events, clock, metrics);
-        register(new SfuPoolReconciler(pools, pods, owned, config.resync()), config);
-        register(new MediaRegionReconciler(client, pools, pods, owned, config.resync()), config);
+        register(new SfuPoolReconciler(pools, pods, config.resync()), config);
+        register(new MediaRegionReconciler(pools, pods, config.resync()), config);
         register(new RecordingJobReconciler(client, pods, recordings, events, config.resync()), config);
         requests = new RecordingRequestBridge(client, recordings, config.recordings(), config.resync());
     }

@@ -5,90 +5,126 @@ import dev.parley.operator.crd.MediaRegionStatus;
 import dev.parley.operator.crd.ParleyApi;
 import dev.parley.operator.crd.PoolCount;
 import dev.parley.operator.crd.SfuPool;
+import dev.parley.operator.crd.SfuPoolStatus;
 import dev.parley.operator.crd.TurnPoolStatus;
 import dev.parley.operator.model.Capacity;
+import dev.parley.operator.model.Conditions;
+import dev.parley.operator.model.PodFactory;
+import dev.parley.operator.model.PoolDefinition;
 import dev.parley.operator.model.PoolKind;
 import dev.parley.operator.model.PoolModel;
 import dev.parley.operator.model.ScalingPolicy;
-import io.fabric8.kubernetes.api.model.IntOrString;
-import io.fabric8.kubernetes.api.model.ServicePort;
-import io.fabric8.kubernetes.api.model.ServicePortBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
+import dev.parley.operator.model.StableResources;
+import io.fabric8.kubernetes.api.model.Service;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.Workflow;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
 import java.time.Duration;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
- * MediaRegion: the stable signaling and TURN Services (their names and hostnames never change while pods
- * come and go), the region's TURN pool (its own autoscaler on allocations and relayed bandwidth) and a
- * roll-up of its SfuPools.
+ * MediaRegion: the stable signaling and TURN Services and the TURN PDB (dependent resources), the region's TURN pool
+ * (its own autoscaler on allocations and relayed bandwidth) and a roll-up of its SfuPools. Reconciles when the region,
+ * one of its TURN pods, its Services/PDB or the roll-up numbers of a listed SfuPool change, and every {@code resync}
+ * for the registry.
  */
+@Workflow(dependents = {
+        @Dependent(type = SignalingService.class, name = "signaling-service",
+                useEventSourceWithName = MediaRegionReconciler.SERVICES),
+        @Dependent(type = TurnService.class, name = "turn-service",
+                useEventSourceWithName = MediaRegionReconciler.SERVICES),
+        @Dependent(type = TurnPdb.class, name = "turn-pdb")})
 @ControllerConfiguration(name = "mediaregion")
 public class MediaRegionReconciler implements Reconciler<MediaRegion> {
-    private final KubernetesClient client;
+    /** One Service informer for both Service dependents. */
+    public static final String SERVICES = "region-services";
+
     private final PoolReconcile pools;
     private final PodFactory podFactory;
-    private final OwnedResources owned;
     private final Duration resync;
+    private final LastStatus<MediaRegionStatus> lastStatus = new LastStatus<>();
+    private PodCache<MediaRegion> pods;
 
-    public MediaRegionReconciler(KubernetesClient client, PoolReconcile pools, PodFactory podFactory, OwnedResources owned,
-                                 Duration resync) {
-        this.client = client;
+    public MediaRegionReconciler(PoolReconcile pools, PodFactory podFactory, Duration resync) {
         this.pools = pools;
         this.podFactory = podFactory;
-        this.owned = owned;
         this.resync = resync;
+    }
+
+    @Override
+    public List<EventSource<?, MediaRegion>> prepareEventSources(EventSourceContext<MediaRegion> context) {
+        pods = PodCache.forComponent(context, ParleyApi.COMPONENT_TURN);
+        var services = new InformerEventSource<>(InformerEventSourceConfiguration.from(Service.class, MediaRegion.class)
+                .withName(SERVICES)
+                .withLabelSelector(ParleyApi.LABEL_MANAGED_BY + "=" + ParleyApi.MANAGED_BY)
+                .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(MediaRegion.class))
+                .build(), context);
+        // A region lists its SfuPools by name (no owner reference): map both ways through spec.sfuPools.
+        var sfuPools = new InformerEventSource<>(InformerEventSourceConfiguration.from(SfuPool.class, MediaRegion.class)
+                .withName("region-sfupools")
+                .withSecondaryToPrimaryMapper((SfuPool p) -> context.getPrimaryCache()
+                        .list(p.getMetadata().getNamespace(), mr -> mr.getSpec() != null
+                                && mr.getSpec().sfuPools.contains(p.getMetadata().getName()))
+                        .map(ResourceID::fromResource).collect(Collectors.toSet()))
+                .withPrimaryToSecondaryMapper((MediaRegion mr) -> mr.getSpec().sfuPools.stream()
+                        .map(n -> new ResourceID(n, mr.getMetadata().getNamespace())).collect(Collectors.toSet()))
+                // A pool's status changes every round; only what the roll-up shows is worth a region reconcile.
+                .withOnUpdateFilter((SfuPool now, SfuPool before) -> !rollUp(now).equals(rollUp(before)))
+                .build(), context);
+        return List.of(pods.eventSource(), services, sfuPools);
+    }
+
+    private static List<Object> rollUp(SfuPool p) {
+        SfuPoolStatus s = p.getStatus();
+        return s == null ? List.of() : java.util.Arrays.asList(s.replicas, s.readyReplicas, s.drainingReplicas,
+                Conditions.isTrue(s.conditions, "Ready"));
     }
 
     @Override
     public UpdateControl<MediaRegion> reconcile(MediaRegion mr, Context<MediaRegion> context) {
         var spec = mr.getSpec();
         var turn = spec.turn;
-        String name = mr.getMetadata().getName();
-        String ns = mr.getMetadata().getNamespace();
-
-        String signaling = name + "-signaling";
-        owned.ensureService(mr, signaling, "ClusterIP", Map.of("app.kubernetes.io/name", spec.controllerSelector),
-                List.of(port("http", 80, 8080, "TCP")), hostAnnotation(spec.signalingHost));
-
-        String turnPool = PodFactory.turnPoolName(mr);
-        Map<String, String> turnServing = new LinkedHashMap<>(PodFactory.poolSelector(ParleyApi.COMPONENT_TURN, turnPool));
-        turnServing.put(ParleyApi.LABEL_SERVING, "true");
-        String turnService = name + "-turn";
-        owned.ensureService(mr, turnService, spec.turnHost == null ? "ClusterIP" : "LoadBalancer", turnServing,
-                List.of(port("turn-udp", turn.port, turn.port, "UDP"), port("turn-tcp", turn.port, turn.port, "TCP")),
-                hostAnnotation(spec.turnHost));
-        owned.ensurePdb(mr, turnPool, turnServing);
 
         var a = turn.autoscaling;
-        var def = new PoolReconcile.PoolDefinition(PoolKind.TURN, mr, turnPool, spec.region,
+        var def = new PoolDefinition(PoolKind.TURN, mr, PodFactory.turnPoolName(mr), spec.region,
                 ScalingPolicy.of(turn.minReplicas, turn.maxReplicas, a), Capacity.Turn.of(a),
                 turn.drain.timeoutSeconds, turn.drain.migrationSeconds,
                 new PoolModel.Health(Duration.ofSeconds(120), Duration.ofSeconds(60)),
                 null, podName -> podFactory.turnPod(mr, podName));
 
         MediaRegionStatus out = new MediaRegionStatus();
-        MediaRegionStatus prev = mr.getStatus();
+        MediaRegionStatus prev = lastStatus.previous(mr, mr.getStatus());
         if (prev != null && prev.conditions != null) {
             out.conditions.addAll(prev.conditions);
         }
         TurnPoolStatus turnStatus = new TurnPoolStatus();
-        pools.reconcile(def, prev == null ? null : prev.turn, turnStatus);
+        pools.reconcile(def, pods.of(mr), prev == null ? null : prev.turn, turnStatus);
         out.turn = turnStatus;
         out.turnReady = turnStatus.readyReplicas;
-        out.signalingService = signaling;
-        out.turnService = turnService;
+        out.signalingService = StableResources.signalingServiceName(mr);
+        out.turnService = StableResources.turnServiceName(mr);
 
+        Map<String, SfuPool> listed = new HashMap<>();
+        Set<SfuPool> found = context.getSecondaryResources(SfuPool.class);
+        found.forEach(p -> listed.put(p.getMetadata().getName(), p));
         int sfuReady = 0;
         boolean poolsReady = true;
         StringBuilder missing = new StringBuilder();
         for (String poolName : spec.sfuPools) {
-            SfuPool p = client.resources(SfuPool.class).inNamespace(ns).withName(poolName).get();
+            SfuPool p = listed.get(poolName);
             PoolCount c = new PoolCount();
             c.name = poolName;
             c.found = p != null;
@@ -116,16 +152,9 @@ public class MediaRegionReconciler implements Reconciler<MediaRegion> {
         Conditions.set(out.conditions, "Degraded", degraded, degraded ? "CapacityMissing" : "AllServing",
                 "TURN " + turnStatus.readyReplicas + "/" + turnStatus.desiredReplicas + " ready, SFU ready pods " + sfuReady,
                 out.observedGeneration);
-        mr.setStatus(out);
-        return UpdateControl.patchStatus(mr).rescheduleAfter(resync);
-    }
-
-    private static ServicePort port(String name, int port, int target, String protocol) {
-        return new ServicePortBuilder().withName(name).withPort(port).withTargetPort(new IntOrString(target))
-                .withProtocol(protocol).build();
-    }
-
-    private static Map<String, String> hostAnnotation(String host) {
-        return host == null ? Map.of() : Map.of("external-dns.alpha.kubernetes.io/hostname", host);
+        StatusWriter.write(context, mr, MediaRegion.class, out, MediaRegion::setStatus);
+        lastStatus.computed(mr, out);
+        // The TURN pool's load, registrations and drain progress live in etcd, which sends no Kubernetes events.
+        return UpdateControl.<MediaRegion>noUpdate().rescheduleAfter(resync);
     }
 }

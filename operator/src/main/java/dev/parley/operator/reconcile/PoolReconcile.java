@@ -1,29 +1,29 @@
 package dev.parley.operator.reconcile;
 
-import dev.parley.operator.crd.AutoscalerStatus;
 import dev.parley.operator.crd.DrainRecord;
 import dev.parley.operator.crd.ParleyApi;
 import dev.parley.operator.crd.PodLoadSummary;
 import dev.parley.operator.crd.PoolStatus;
 import dev.parley.operator.model.Autoscaler;
 import dev.parley.operator.model.AutoscalerMemory;
-import dev.parley.operator.model.Capacity;
+import dev.parley.operator.model.Conditions;
 import dev.parley.operator.metrics.OperatorMetrics;
 import dev.parley.operator.model.DrainModel;
 import dev.parley.operator.model.DrainPhase;
 import dev.parley.operator.model.DrainState;
 import dev.parley.operator.model.PodLoad;
-import dev.parley.operator.model.PoolKind;
+import dev.parley.operator.model.Instants;
+import dev.parley.operator.model.PodFactory;
+import dev.parley.operator.model.PoolDefinition;
 import dev.parley.operator.model.PoolModel;
 import dev.parley.operator.model.PoolPlan;
 import dev.parley.operator.model.PoolPod;
+import dev.parley.operator.model.PoolStatusMapper;
 import dev.parley.operator.model.ScaleDecision;
-import dev.parley.operator.model.ScalingPolicy;
 import dev.parley.operator.registry.DrainSignal;
 import dev.parley.operator.registry.LoadSource;
 import dev.parley.operator.registry.RegistryEditor;
 import dev.parley.operator.registry.RegistryUnavailableException;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
@@ -39,33 +39,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Side effects for one media pool (an SfuPool, or a MediaRegion's TURN pool): reads pods and registry
- * load, asks the pure models what to do, and does it (create/delete pods, drain phases, registry writes,
- * events), then fills the pool's status. Shared by both pool kinds; they differ only in the
- * {@link PoolDefinition}, and each pool keeps its own autoscaler memory, so the two scale independently.
+ * Side effects for one media pool (an SfuPool, or a MediaRegion's TURN pool): reads the pool's pods from the
+ * informer cache and registry load from etcd, asks the pure models what to do, and does it (create/delete pods,
+ * drain phases, registry writes, events); {@link PoolStatusMapper} then fills the pool's status. Shared by both
+ * pool kinds; they differ only in the {@link PoolDefinition}, and each pool keeps its own autoscaler memory, so the
+ * two scale independently. Pods stay imperative (not a JOSDK dependent resource): which pod goes, and when, is the
+ * drain state machine's decision, not a desired-state diff.
  */
 public final class PoolReconcile {
     private static final Logger LOG = LoggerFactory.getLogger(PoolReconcile.class);
-    private static final int RECENT_DRAINS = 10;
-
-    /** Everything that distinguishes one pool from another. */
-    public record PoolDefinition(PoolKind kind, HasMetadata owner, String poolName, String region, ScalingPolicy policy,
-                                 Capacity capacity, int drainTimeoutSeconds, int migrationSeconds, PoolModel.Health health,
-                                 Integer externalReplicas, Function<String, Pod> podBuilder) {
-        String key() {
-            return kind + "/" + owner.getMetadata().getNamespace() + "/" + poolName;
-        }
-
-        String namespace() {
-            return owner.getMetadata().getNamespace();
-        }
-    }
 
     private final KubernetesClient client;
     private final LoadSource loads;
@@ -77,7 +64,7 @@ public final class PoolReconcile {
     private final PoolModel poolModel = new PoolModel();
     private final DrainModel drainModel = new DrainModel();
     private final Map<String, AutoscalerMemory> memory = new ConcurrentHashMap<>();
-    private final Map<String, long[]> availability = new ConcurrentHashMap<>();
+    private final PoolStatusMapper statusMapper = new PoolStatusMapper();
     private final OperatorMetrics metrics;
 
     public PoolReconcile(KubernetesClient client, LoadSource loads, RegistryEditor registry, DrainSignal drainSignal,
@@ -91,11 +78,21 @@ public final class PoolReconcile {
         this.clock = clock;
     }
 
-    public void reconcile(PoolDefinition def, PoolStatus previous, PoolStatus out) {
+    /**
+     * One round for one pool.
+     *
+     * @param pods the pool's pods from the informer cache (the round's own writes are fed back into it)
+     */
+    public void reconcile(PoolDefinition def, OwnedPods pods, PoolStatus previous, PoolStatus out) {
         Instant now = clock.get();
         Long generation = def.owner().getMetadata().getGeneration();
-        copyHistory(previous, out);
+        PoolStatusMapper.copyHistory(previous, out);
 
+        // Pods first, then the registry: the load read is never older than the pods it is matched with. (A drain
+        // requested after a pod registered must not meet a registry view from before the registration: it would take
+        // the pod for one that never registered and remove it at once.)
+        String component = def.kind().segment();
+        List<Pod> current = pods.list().stream().filter(p -> inPool(p, component, def.poolName())).toList();
         Map<String, PodLoad> registered;
         try {
             registered = loads.loads(def.kind(), def.region());
@@ -108,16 +105,13 @@ public final class PoolReconcile {
         }
         Conditions.set(out.conditions, "RegistryAvailable", true, "EtcdReachable", "registry readable", generation);
 
-        List<Pod> pods = client.pods().inNamespace(def.namespace())
-                .withLabels(PodFactory.poolSelector(def.kind().segment(), def.poolName())).list().getItems()
-                .stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
         Map<String, Pod> byName = new LinkedHashMap<>();
-        pods.forEach(p -> byName.put(p.getMetadata().getName(), p));
+        current.forEach(p -> byName.put(p.getMetadata().getName(), p));
 
         List<PoolPod> model = new ArrayList<>();
-        for (Pod p : pods) {
+        for (Pod p : current) {
             PodLoad load = registered.get(p.getMetadata().getName());
-            noteRegistration(p, load, now);
+            noteRegistration(pods, p, load, now);
             model.add(toModel(p, load, now));
         }
 
@@ -125,7 +119,7 @@ public final class PoolReconcile {
         Set<String> cleaned = new HashSet<>();
         for (PoolPod p : model) {
             if (p.draining()) {
-                advanceDrain(def, byName.get(p.name()), p, out, now, cleaned);
+                advanceDrain(def, pods, byName.get(p.name()), p, out, now, cleaned);
             }
         }
         reportPodsGoneMidDrain(def, previous, byName.keySet(), cleaned, out, now);
@@ -141,7 +135,7 @@ public final class PoolReconcile {
                 }
             }
         }
-        AutoscalerMemory mem = memory.computeIfAbsent(def.key(), k -> fromStatus(previous));
+        AutoscalerMemory mem = memory.computeIfAbsent(def.key(), k -> PoolStatusMapper.memoryFrom(previous));
         ScaleDecision d = autoscaler.decide(def.policy(), activeLoads, serving, def.externalReplicas(), mem, now);
         memory.put(def.key(), d.memory());
         if (d.changed()) {
@@ -158,36 +152,47 @@ public final class PoolReconcile {
         List<PoolPod> live = model.stream().filter(p -> !cleaned.contains(p.name())).toList();
         PoolPlan plan = poolModel.plan(live, d.target(), def.capacity(), def.health(), now);
         for (var e : plan.replaceNow().entrySet()) {
-            replaceNow(def, byName.get(e.getKey()), e.getValue());
+            replaceNow(def, pods, byName.get(e.getKey()), e.getValue());
         }
-        Set<String> startedDrains = new HashSet<>();
         for (var e : plan.startDrain().entrySet()) {
             Pod pod = byName.get(e.getKey());
             PoolPod mp = live.stream().filter(x -> x.name().equals(e.getKey())).findFirst().orElseThrow();
-            startDrain(def, pod, mp.load(), e.getValue(), now);
-            startedDrains.add(e.getKey());
+            Pod started = startDrain(def, pods, pod, mp.load(), e.getValue(), now);
             // Let it go through its immediate phases (1 -> 2 -> 3) in the same round.
-            PoolPod started = toModel(refetch(pod), mp.load(), now);
-            if (started.draining()) {
-                advanceDrain(def, refetch(pod), started, out, now, cleaned);
+            PoolPod startedModel = toModel(started, mp.load(), now);
+            if (startedModel.draining()) {
+                advanceDrain(def, pods, started, startedModel, out, now, cleaned);
             }
         }
         List<String> created = new ArrayList<>();
+        Map<String, Pod> seen = new LinkedHashMap<>(byName);
         for (int i = 0; i < plan.create(); i++) {
             String name = def.poolName() + "-" + PodFactory.suffix();
-            client.pods().inNamespace(def.namespace()).resource(def.podBuilder().apply(name)).create();
+            Pod pod = client.pods().inNamespace(def.namespace()).resource(def.podBuilder().apply(name)).create();
+            pods.created(pod);
+            seen.put(name, pod);
             created.add(name);
         }
         if (!created.isEmpty()) {
             events.normal(def.owner(), "PodsCreated", def.kind() + " pods " + created + " created (target " + d.target() + ")");
         }
 
-        fillStatus(def, out, d, registered, now, generation, cleaned, plan, created);
+        // Status: the pods this round saw or created, as they are now. A pod that vanished meanwhile by someone else's
+        // hand stays listed this once, so the next round, which no longer finds it, reports it (DrainInterrupted).
+        List<Pod> after = seen.keySet().stream().sorted().map(n -> pods.get(n).orElse(seen.get(n))).toList();
+        statusMapper.fill(def, out, after, registered, new PoolStatusMapper.Round(d, plan, cleaned, created), generation);
+        metrics.poolObserved(def.kind().name(), def.namespace(), def.poolName(), out.getReplicas(), out.drainingReplicas,
+                out.availability);
+    }
+
+    private static boolean inPool(Pod p, String component, String pool) {
+        Map<String, String> l = p.getMetadata().getLabels();
+        return l != null && component.equals(l.get(ParleyApi.LABEL_COMPONENT)) && pool.equals(l.get(ParleyApi.LABEL_POOL));
     }
 
     // ---- drain ----
 
-    private void startDrain(PoolDefinition def, Pod pod, PodLoad load, String reason, Instant now) {
+    private Pod startDrain(PoolDefinition def, OwnedPods pods, Pod pod, PodLoad load, String reason, Instant now) {
         boolean marked = false;
         try {
             marked = registry.markDraining(def.kind(), def.region(), pod.getMetadata().getName());
@@ -196,7 +201,7 @@ public final class PoolReconcile {
         }
         String url = load != null && load.internalUrl() != null ? load.internalUrl() : podInternalUrl(pod);
         boolean signalled = drainSignal.signal(pod.getMetadata().getName(), url);
-        editPod(def, pod.getMetadata().getName(), p -> {
+        Pod started = editPod(def, pods, pod.getMetadata().getName(), p -> {
             Map<String, String> a = p.getMetadata().getAnnotations();
             a.remove(ParleyApi.ANNOTATION_DRAIN_REQUESTED);
             a.put(ParleyApi.ANNOTATION_DRAIN_PHASE, DrainPhase.DRAINING.annotation());
@@ -210,9 +215,11 @@ public final class PoolReconcile {
                 + marked + ", pod signalled=" + signalled + ", " + connections(load) + " connections");
         events.normal(def.owner(), "DrainStarted", pod.getMetadata().getName() + " (" + reason + ", load "
                 + (load == null ? "unregistered" : String.format("%.2f", def.capacity().load(load))) + ")");
+        return started;
     }
 
-    private void advanceDrain(PoolDefinition def, Pod pod, PoolPod p, PoolStatus out, Instant now, Set<String> cleaned) {
+    private void advanceDrain(PoolDefinition def, OwnedPods pods, Pod pod, PoolPod p, PoolStatus out, Instant now,
+                              Set<String> cleaned) {
         DrainState s = p.drain();
         for (int i = 0; i < DrainPhase.values().length; i++) {
             DrainModel.Step step = drainModel.next(s, p.load(), def.migrationSeconds(), now);
@@ -222,11 +229,11 @@ public final class PoolReconcile {
             DrainPhase next = step.next();
             String name = p.name();
             if (next == DrainPhase.CLEANUP) {
-                cleanup(def, pod, s, step, p.load(), out, now);
+                cleanup(def, pods, pod, s, step, p.load(), out, now);
                 cleaned.add(name);
                 return;
             }
-            editPod(def, name, x -> {
+            Pod moved = editPod(def, pods, name, x -> {
                 x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_PHASE, next.annotation());
                 x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_PHASE_SINCE, now.toString());
                 if (next == DrainPhase.UNROUTED) {
@@ -234,17 +241,17 @@ public final class PoolReconcile {
                 }
             });
             if (next == DrainPhase.UNROUTED) {
-                setReadinessGate(def, name, false, "Draining");
+                setReadinessGate(pods, moved, false, "Draining");
             }
             events.normal(pod, "DrainPhase" + next.number() + camel(next), step.reason());
             s = new DrainState(next, s.startedAt(), now, s.reason(), s.timeoutSeconds());
         }
     }
 
-    private void cleanup(PoolDefinition def, Pod pod, DrainState s, DrainModel.Step step, PodLoad load, PoolStatus out,
-                         Instant now) {
+    private void cleanup(PoolDefinition def, OwnedPods pods, Pod pod, DrainState s, DrainModel.Step step, PodLoad load,
+                         PoolStatus out, Instant now) {
         String name = pod.getMetadata().getName();
-        editPod(def, name, x -> {
+        editPod(def, pods, name, x -> {
             x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_PHASE, DrainPhase.CLEANUP.annotation());
             x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_PHASE_SINCE, now.toString());
         });
@@ -256,6 +263,7 @@ public final class PoolReconcile {
             LOG.warn("could not remove registry entry of {} (its lease will expire it): {}", name, e.getMessage());
         }
         client.pods().inNamespace(def.namespace()).withName(name).delete();
+        pods.deleted(name);
         double seconds = Duration.between(s.startedAt(), now).toMillis() / 1000.0;
         DrainRecord r = new DrainRecord();
         r.pod = name;
@@ -265,7 +273,7 @@ public final class PoolReconcile {
         r.durationSeconds = seconds;
         r.outcome = step.outcome().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
         r.remainingConnections = load == null ? 0L : load.connections();
-        addDrainRecord(out, r);
+        PoolStatusMapper.addDrainRecord(out, r);
         metrics.drainFinished(def.kind().name(), def.namespace(), def.poolName(), r.outcome);
         String msg = String.format("%s drained in %.1fs (%s, %d connections left)", name, seconds, r.outcome,
                 r.remainingConnections);
@@ -295,7 +303,7 @@ public final class PoolReconcile {
                 r.finishedAt = now.toString();
                 r.outcome = "pod-gone";
                 r.remainingConnections = s.transports != null ? s.transports : s.allocations;
-                addDrainRecord(out, r);
+                PoolStatusMapper.addDrainRecord(out, r);
                 metrics.drainFinished(def.kind().name(), def.namespace(), def.poolName(), r.outcome);
                 events.warning(def.owner(), "DrainInterrupted", s.name + " disappeared in drain phase " + s.drainPhase
                         + "; registry entry removed, owners reconnect its remaining participants");
@@ -303,7 +311,7 @@ public final class PoolReconcile {
         }
     }
 
-    private void replaceNow(PoolDefinition def, Pod pod, String reason) {
+    private void replaceNow(PoolDefinition def, OwnedPods pods, Pod pod, String reason) {
         String name = pod.getMetadata().getName();
         events.warning(def.owner(), "PodReplaced", name + " replaced: " + reason);
         try {
@@ -312,27 +320,39 @@ public final class PoolReconcile {
             LOG.warn("could not remove registry entry of {}: {}", name, e.getMessage());
         }
         client.pods().inNamespace(def.namespace()).withName(name).delete();
+        pods.deleted(name);
     }
 
     // ---- pod facts ----
 
-    private void noteRegistration(Pod p, PodLoad load, Instant now) {
+    /**
+     * Records the first sight of the pod's registry entry and ties its readiness gate to it. The round keeps deciding
+     * on its snapshot {@code p} (only the registered-at mark is copied into it): the pod the API server returns may
+     * already carry a newer drain request than the registry view of this round, which must not meet.
+     */
+    private void noteRegistration(OwnedPods pods, Pod p, PodLoad load, Instant now) {
         Map<String, String> a = p.getMetadata().getAnnotations();
         boolean known = a != null && a.containsKey(ParleyApi.ANNOTATION_REGISTERED_AT);
         if (load != null && !known) {
             try {
-                client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName())
+                pods.updated(client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName())
                         .edit(x -> {
+                            if (x.getMetadata().getAnnotations() == null) {
+                                x.getMetadata().setAnnotations(new HashMap<>());
+                            }
                             x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_REGISTERED_AT, now.toString());
                             return x;
-                        });
+                        }));
+                if (p.getMetadata().getAnnotations() == null) {
+                    p.getMetadata().setAnnotations(new HashMap<>());
+                }
                 p.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_REGISTERED_AT, now.toString());
             } catch (KubernetesClientException e) {
                 LOG.debug("could not annotate {}: {}", p.getMetadata().getName(), e.getMessage());
             }
         }
         boolean active = load != null && load.active() && !isDraining(p);
-        setReadinessGate(p, active, load == null ? "NotRegistered" : active ? "RegistryActive" : "Draining");
+        setReadinessGate(pods, p, active, load == null ? "NotRegistered" : active ? "RegistryActive" : "Draining");
     }
 
     private static boolean isDraining(Pod p) {
@@ -342,12 +362,12 @@ public final class PoolReconcile {
 
     static PoolPod toModel(Pod p, PodLoad load, Instant now) {
         Map<String, String> a = p.getMetadata().getAnnotations() == null ? Map.of() : p.getMetadata().getAnnotations();
-        Instant created = parse(p.getMetadata().getCreationTimestamp(), now);
+        Instant created = Instants.parse(p.getMetadata().getCreationTimestamp(), now);
         DrainState drain = null;
         DrainPhase phase = DrainPhase.fromAnnotation(a.get(ParleyApi.ANNOTATION_DRAIN_PHASE));
         if (phase != null) {
-            Instant started = parse(a.get(ParleyApi.ANNOTATION_DRAIN_STARTED), now);
-            drain = new DrainState(phase, started, parse(a.get(ParleyApi.ANNOTATION_DRAIN_PHASE_SINCE), started),
+            Instant started = Instants.parse(a.get(ParleyApi.ANNOTATION_DRAIN_STARTED), now);
+            drain = new DrainState(phase, started, Instants.parse(a.get(ParleyApi.ANNOTATION_DRAIN_PHASE_SINCE), started),
                     a.getOrDefault(ParleyApi.ANNOTATION_DRAIN_REASON, "unknown"),
                     Integer.parseInt(a.getOrDefault(ParleyApi.ANNOTATION_DRAIN_TIMEOUT, "600")));
         }
@@ -360,9 +380,9 @@ public final class PoolReconcile {
         if (p.getStatus() != null && p.getStatus().getConditions() != null) {
             for (PodCondition c : p.getStatus().getConditions()) {
                 if ("Ready".equals(c.getType()) && "False".equals(c.getStatus())) {
-                    readyFalse = parse(c.getLastTransitionTime(), now);
+                    readyFalse = Instants.parse(c.getLastTransitionTime(), now);
                 } else if (ParleyApi.READINESS_GATE.equals(c.getType()) && "True".equals(c.getStatus())) {
-                    gateTrue = parse(c.getLastTransitionTime(), now);
+                    gateTrue = Instants.parse(c.getLastTransitionTime(), now);
                 }
             }
         }
@@ -372,15 +392,18 @@ public final class PoolReconcile {
                 failed, unreadySince, drain, a.get(ParleyApi.ANNOTATION_DRAIN_REQUESTED));
     }
 
-    /** Ties pod readiness to the registry: the readiness gate condition is True only while the pod is ACTIVE. */
-    private void setReadinessGate(Pod p, boolean active, String reason) {
+    /**
+     * Ties pod readiness to the registry: the readiness gate condition is True only while the pod is ACTIVE.
+     * Returns the pod as it is after the change (or unchanged).
+     */
+    private Pod setReadinessGate(OwnedPods pods, Pod p, boolean active, String reason) {
         String want = active ? "True" : "False";
         if (p.getStatus() != null && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
                 .anyMatch(c -> ParleyApi.READINESS_GATE.equals(c.getType()) && want.equals(c.getStatus()))) {
-            return;
+            return p;
         }
         try {
-            client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName()).editStatus(x -> {
+            Pod updated = client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName()).editStatus(x -> {
                 if (x.getStatus() == null) {
                     x.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
                 }
@@ -391,23 +414,22 @@ public final class PoolReconcile {
                 x.getStatus().setConditions(cs);
                 return x;
             });
+            pods.updated(updated);
+            return updated;
         } catch (KubernetesClientException e) {
             LOG.debug("could not set readiness gate on {}: {}", p.getMetadata().getName(), e.getMessage());
+            return p;
         }
     }
 
-    private void setReadinessGate(PoolDefinition def, String name, boolean active, String reason) {
-        Pod p = client.pods().inNamespace(def.namespace()).withName(name).get();
-        if (p != null) {
-            setReadinessGate(p, active, reason);
-        }
-    }
-
-    /** Read-modify-write of a pod, retried when someone else (kubectl-parley, kubelet) changed it meanwhile. */
-    private void editPod(PoolDefinition def, String name, java.util.function.Consumer<Pod> change) {
+    /**
+     * Read-modify-write of a pod (a live read: the change must apply to the pod as it is, not as the cache last saw
+     * it), retried when someone else (kubectl-parley, kubelet) changed it meanwhile. The result goes into the cache.
+     */
+    private Pod editPod(PoolDefinition def, OwnedPods pods, String name, java.util.function.Consumer<Pod> change) {
         for (int attempt = 1; ; attempt++) {
             try {
-                client.pods().inNamespace(def.namespace()).withName(name).edit(p -> {
+                Pod updated = client.pods().inNamespace(def.namespace()).withName(name).edit(p -> {
                     if (p.getMetadata().getAnnotations() == null) {
                         p.getMetadata().setAnnotations(new HashMap<>());
                     }
@@ -417,18 +439,14 @@ public final class PoolReconcile {
                     change.accept(p);
                     return p;
                 });
-                return;
+                pods.updated(updated);
+                return updated;
             } catch (KubernetesClientException e) {
                 if (e.getCode() != 409 || attempt >= 5) {
                     throw e;
                 }
             }
         }
-    }
-
-    private Pod refetch(Pod p) {
-        Pod fresh = client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName()).get();
-        return fresh == null ? p : fresh;
     }
 
     private static String podInternalUrl(Pod pod) {
@@ -445,120 +463,6 @@ public final class PoolReconcile {
         return null;
     }
 
-    // ---- status ----
-
-    private void fillStatus(PoolDefinition def, PoolStatus out, ScaleDecision d, Map<String, PodLoad> registered,
-                            Instant now, Long generation, Set<String> cleaned, PoolPlan plan, List<String> created) {
-        List<Pod> pods = client.pods().inNamespace(def.namespace())
-                .withLabels(PodFactory.poolSelector(def.kind().segment(), def.poolName())).list().getItems()
-                .stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
-        int serving = 0;
-        int ready = 0;
-        int draining = 0;
-        out.pods = new ArrayList<>();
-        for (Pod p : pods) {
-            String name = p.getMetadata().getName();
-            if (cleaned.contains(name) || plan.replaceNow().containsKey(name)) {
-                continue;
-            }
-            PodLoad l = registered.get(name);
-            PodLoadSummary s = new PodLoadSummary();
-            s.name = name;
-            s.state = l == null ? "UNREGISTERED" : l.state();
-            Map<String, String> a = p.getMetadata().getAnnotations() == null ? Map.of() : p.getMetadata().getAnnotations();
-            s.drainPhase = a.get(ParleyApi.ANNOTATION_DRAIN_PHASE);
-            if (l != null) {
-                s.load = Math.round(def.capacity().load(l) * 1000) / 1000.0;
-                if (def.kind() == PoolKind.SFU) {
-                    s.egressBps = l.egressBps();
-                    s.pps = l.pps();
-                    s.subscriptions = l.subscriptions();
-                    s.transports = l.transports();
-                } else {
-                    s.allocations = l.allocations();
-                    s.relayedBps = l.relayedBps();
-                }
-            }
-            out.pods.add(s);
-            if (s.drainPhase != null) {
-                draining++;
-            } else {
-                serving++;
-                if (l != null && l.active()) {
-                    ready++;
-                }
-            }
-        }
-        out.setReplicas(serving);
-        out.readyReplicas = ready;
-        out.drainingReplicas = draining;
-        out.desiredReplicas = d.target();
-        out.averageLoad = Math.round(d.averageLoad() * 1000) / 1000.0;
-        out.observedGeneration = generation;
-        AutoscalerMemory m = d.memory();
-        AutoscalerStatus as = out.autoscaler;
-        as.highLoadSince = str(m.highSince());
-        as.lowLoadSince = str(m.lowSince());
-        as.lastScaleUpTime = str(m.lastUp());
-        as.lastScaleDownTime = str(m.lastDown());
-
-        long[] av = availability.computeIfAbsent(def.key(), k -> new long[2]);
-        av[0]++;
-        if (ready >= def.policy().min()) {
-            av[1]++;
-        }
-        out.availability = Math.round(av[1] * 10000.0 / av[0]) / 10000.0;
-        metrics.poolObserved(def.kind().name(), def.namespace(), def.poolName(), serving, draining, out.availability);
-
-        Conditions.set(out.conditions, "Ready", ready >= def.policy().min(),
-                ready >= def.policy().min() ? "MinimumAvailable" : "BelowMinimum",
-                ready + " of " + d.target() + " pods registered and ACTIVE (min " + def.policy().min() + ")", generation);
-        boolean degraded = ready < d.target() || !plan.replaceNow().isEmpty();
-        Conditions.set(out.conditions, "Degraded", degraded,
-                !plan.replaceNow().isEmpty() ? "PodsReplaced" : degraded ? "Starting" : "AllPodsServing",
-                !plan.replaceNow().isEmpty() ? "replaced " + plan.replaceNow() : ready + "/" + d.target() + " serving"
-                        + (created.isEmpty() ? "" : ", created " + created), generation);
-        Conditions.set(out.conditions, "Draining", draining > 0, draining > 0 ? "DrainInProgress" : "NoDrain",
-                draining + " pods draining", generation);
-        Conditions.set(out.conditions, "ScalingActive", def.policy().mode() == dev.parley.operator.crd.AutoscalingMode.External
-                        || !registered.isEmpty(),
-                def.policy().mode() == dev.parley.operator.crd.AutoscalingMode.External ? "ExternalAutoscaler" : "Builtin",
-                d.reason(), generation);
-    }
-
-    private static void copyHistory(PoolStatus previous, PoolStatus out) {
-        if (previous == null) {
-            return;
-        }
-        if (previous.conditions != null) {
-            out.conditions = new ArrayList<>(previous.conditions);
-        }
-        if (previous.recentDrains != null) {
-            out.recentDrains = new ArrayList<>(previous.recentDrains);
-        }
-        if (previous.autoscaler != null) {
-            out.autoscaler.lastDecision = previous.autoscaler.lastDecision;
-            out.autoscaler.lastDecisionReason = previous.autoscaler.lastDecisionReason;
-            out.autoscaler.lastDecisionTime = previous.autoscaler.lastDecisionTime;
-        }
-    }
-
-    private static AutoscalerMemory fromStatus(PoolStatus s) {
-        if (s == null || s.autoscaler == null) {
-            return AutoscalerMemory.EMPTY;
-        }
-        return new AutoscalerMemory(s.desiredReplicas, parse(s.autoscaler.highLoadSince, null),
-                parse(s.autoscaler.lowLoadSince, null), parse(s.autoscaler.lastScaleUpTime, null),
-                parse(s.autoscaler.lastScaleDownTime, null));
-    }
-
-    private static void addDrainRecord(PoolStatus out, DrainRecord r) {
-        out.recentDrains.add(0, r);
-        while (out.recentDrains.size() > RECENT_DRAINS) {
-            out.recentDrains.remove(out.recentDrains.size() - 1);
-        }
-    }
-
     private static String connections(PodLoad l) {
         return l == null ? "unknown" : String.valueOf(l.connections());
     }
@@ -566,20 +470,5 @@ public final class PoolReconcile {
     private static String camel(DrainPhase p) {
         String n = p.name().toLowerCase(java.util.Locale.ROOT);
         return Character.toUpperCase(n.charAt(0)) + n.substring(1);
-    }
-
-    private static String str(Instant i) {
-        return i == null ? null : i.toString();
-    }
-
-    static Instant parse(String s, Instant fallback) {
-        if (s == null || s.isBlank()) {
-            return fallback;
-        }
-        try {
-            return Instant.parse(s);
-        } catch (java.time.format.DateTimeParseException e) {
-            return fallback;
-        }
     }
 }

@@ -7,6 +7,8 @@ import dev.parley.operator.crd.ParleyApi;
 import dev.parley.operator.crd.RecordingJob;
 import dev.parley.operator.crd.RecordingJobStatus;
 import dev.parley.operator.crd.RecordingPhase;
+import dev.parley.operator.model.Conditions;
+import dev.parley.operator.model.PodFactory;
 import dev.parley.operator.model.RecordingModel;
 import dev.parley.operator.registry.RecorderProgress;
 import dev.parley.operator.registry.RecorderProgressSource;
@@ -18,8 +20,10 @@ import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +35,8 @@ import org.slf4j.LoggerFactory;
  * RecordingJob: one recorder pod per generation ({@code rec-{job}-g{n}}), retry with generation + 1 on
  * failure up to the limit, status mirrored from the recorder's runner key (live) or termination message
  * (final). The finalizer (JOSDK adds it because this is a {@link Cleaner}) removes pods and the runner key.
+ * Reconciles when the job or its recorder pod changes (pod informer, owner reference → job), and every
+ * {@code resync} while the job is not final, to mirror the runner key from etcd.
  */
 @ControllerConfiguration(name = "recordingjob")
 public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner<RecordingJob> {
@@ -43,6 +49,8 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
     private final EventRecorder events;
     private final Duration resync;
     private final RecordingModel model = new RecordingModel();
+    private final LastStatus<RecordingJobStatus> lastStatus = new LastStatus<>();
+    private PodCache<RecordingJob> pods;
 
     public RecordingJobReconciler(KubernetesClient client, PodFactory podFactory, RecorderProgressSource progress,
                                   EventRecorder events, Duration resync) {
@@ -53,6 +61,12 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
         this.resync = resync;
     }
 
+    @Override
+    public List<EventSource<?, RecordingJob>> prepareEventSources(EventSourceContext<RecordingJob> context) {
+        pods = PodCache.forComponent(context, ParleyApi.COMPONENT_RECORDER);
+        return List.of(pods.eventSource());
+    }
+
     public static String podName(RecordingJob job, int generation) {
         return "rec-" + job.getMetadata().getName() + "-g" + generation;
     }
@@ -60,11 +74,13 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
     @Override
     public UpdateControl<RecordingJob> reconcile(RecordingJob job, Context<RecordingJob> context) {
         String ns = job.getMetadata().getNamespace();
-        RecordingJobStatus prev = job.getStatus() == null ? new RecordingJobStatus() : job.getStatus();
+        RecordingJobStatus stored = lastStatus.previous(job, job.getStatus());
+        RecordingJobStatus prev = stored == null ? new RecordingJobStatus() : stored;
         int generation = prev.generation == null ? 0 : prev.generation;
         int failed = prev.failedGenerations == null ? 0 : prev.failedGenerations;
 
-        Pod pod = generation == 0 ? null : client.pods().inNamespace(ns).withName(podName(job, generation)).get();
+        OwnedPods owned = pods.of(job);
+        Pod pod = generation == 0 ? null : owned.get(podName(job, generation)).orElse(null);
         RecordingModel.PodState podState = podState(pod);
         Optional<RecorderProgress> live = Optional.empty();
         try {
@@ -93,10 +109,11 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
             case START_GENERATION -> {
                 if (pod != null && d.generation() != generation) {
                     client.pods().inNamespace(ns).withName(pod.getMetadata().getName()).delete();
+                    owned.deleted(pod.getMetadata().getName());
                 }
                 String name = podName(job, d.generation());
-                if (client.pods().inNamespace(ns).withName(name).get() == null) {
-                    client.pods().inNamespace(ns).resource(podFactory.recorderPod(job, name, d.generation())).create();
+                if (owned.get(name).isEmpty()) {
+                    owned.created(client.pods().inNamespace(ns).resource(podFactory.recorderPod(job, name, d.generation())).create());
                 }
                 if (d.generation() == 1) {
                     events.normal(job, "RecorderStarted", "generation 1: pod " + name);
@@ -137,8 +154,10 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
                 out.phase == RecordingPhase.FAILED ? "RetryLimitReached" : "NotFailed", out.message, g);
         Conditions.set(out.conditions, "Recording", out.phase == RecordingPhase.RECORDING, out.phase.wire(),
                 "generation " + out.generation, g);
-        job.setStatus(out);
-        UpdateControl<RecordingJob> c = UpdateControl.patchStatus(job);
+        StatusWriter.write(context, job, RecordingJob.class, out, RecordingJob::setStatus);
+        lastStatus.computed(job, out);
+        UpdateControl<RecordingJob> c = UpdateControl.noUpdate();
+        // Pod changes arrive as events; the recorder's live progress is in etcd, which sends none: poll while running.
         return out.phase.terminal() ? c : c.rescheduleAfter(resync);
     }
 
@@ -155,6 +174,7 @@ public class RecordingJobReconciler implements Reconciler<RecordingJob>, Cleaner
             LOG.warn("could not remove runner key of {}: {}", job.getSpec().jobId, e.getMessage());
         }
         LOG.info("recording job {} deleted: removed {} recorder pods", job.getMetadata().getName(), n);
+        lastStatus.forget(job);
         return DeleteControl.defaultDelete();
     }
 

@@ -1,6 +1,6 @@
 package dev.parley.operator.reconcile;
 
-import dev.parley.operator.OperatorConfig;
+import dev.parley.operator.config.RecordingSettings;
 import dev.parley.operator.crd.ParleyApi;
 import dev.parley.operator.crd.RecordingJob;
 import dev.parley.operator.crd.RecordingJobSpec;
@@ -38,7 +38,7 @@ public final class RecordingRequestBridge implements AutoCloseable {
 
     private final KubernetesClient client;
     private final RecorderProgressSource source;
-    private final OperatorConfig.Recordings settings;
+    private final RecordingSettings settings;
     private final Duration period;
     private final ScheduledExecutorService exec = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "recording-requests");
@@ -47,7 +47,7 @@ public final class RecordingRequestBridge implements AutoCloseable {
     });
 
     public RecordingRequestBridge(KubernetesClient client, RecorderProgressSource source,
-                                  OperatorConfig.Recordings settings, Duration period) {
+                                  RecordingSettings settings, Duration period) {
         this.client = client;
         this.source = source;
         this.settings = settings;

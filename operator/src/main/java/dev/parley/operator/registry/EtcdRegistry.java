@@ -1,5 +1,6 @@
 package dev.parley.operator.registry;
 
+import dev.parley.operator.keys.RegistryKeys;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.operator.model.PodLoad;
 import dev.parley.operator.model.PoolKind;
@@ -49,7 +50,7 @@ public final class EtcdRegistry implements LoadSource, RegistryEditor, RecorderP
 
     @Override
     public Map<String, PodLoad> loads(PoolKind kind, String region) {
-        String prefix = RegistryKeys.podPrefix(kind, region);
+        String prefix = RegistryKeys.podPrefix(kind.segment(), region);
         GetResponse r = await(client.getKVClient().get(bytes(prefix), GetOption.builder().isPrefix(true).build()));
         Map<String, PodLoad> out = new LinkedHashMap<>();
         for (KeyValue kv : r.getKvs()) {
@@ -65,7 +66,7 @@ public final class EtcdRegistry implements LoadSource, RegistryEditor, RecorderP
 
     @Override
     public boolean markDraining(PoolKind kind, String region, String pod) {
-        ByteSequence key = bytes(RegistryKeys.pod(kind, region, pod));
+        ByteSequence key = bytes(RegistryKeys.pod(kind.segment(), region, pod));
         // Compare-and-swap on the mod revision so a concurrent refresh by the pod is not lost; keep its lease
         // so the entry still disappears by itself if the pod dies.
         for (int attempt = 0; attempt < 5; attempt++) {
@@ -99,7 +100,7 @@ public final class EtcdRegistry implements LoadSource, RegistryEditor, RecorderP
 
     @Override
     public void remove(PoolKind kind, String region, String pod) {
-        await(client.getKVClient().delete(bytes(RegistryKeys.pod(kind, region, pod))));
+        await(client.getKVClient().delete(bytes(RegistryKeys.pod(kind.segment(), region, pod))));
     }
 
     @Override

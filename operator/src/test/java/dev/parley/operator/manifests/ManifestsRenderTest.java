@@ -143,6 +143,70 @@ class ManifestsRenderTest {
         assertThat(ofKind(dev, "StatefulSet")).anyMatch(s -> s.at("/metadata/name").asText().equals("parley-postgres"));
     }
 
+    /** The JVM workloads get a startup probe, so a slow first start (JIT, etcd/DB connect) is not killed by liveness. */
+    @ParameterizedTest
+    @MethodSource("overlays")
+    void jvmDeploymentsHaveStartupProbes(String overlay) throws Exception {
+        List<JsonNode> docs = render(overlay);
+        for (String name : List.of("parley-operator", "parley-controller")) {
+            JsonNode d = ofKind(docs, "Deployment").stream().filter(x -> x.at("/metadata/name").asText().equals(name))
+                    .findFirst().orElseThrow();
+            JsonNode c = d.at("/spec/template/spec/containers/0");
+            assertThat(c.path("startupProbe").path("httpGet").path("path").asText())
+                    .as(overlay + " " + name + " startupProbe").isEqualTo(c.at("/livenessProbe/httpGet/path").asText());
+            assertThat(c.at("/startupProbe/failureThreshold").asInt() * c.at("/startupProbe/periodSeconds").asInt())
+                    .as(overlay + " " + name + " startup budget (s)").isGreaterThanOrEqualTo(60);
+        }
+    }
+
+    /**
+     * Overlays patch list entries by name (strategic merge on containers and env), never by position: a JSON6902
+     * path like {@code env/6} silently hits another variable once the base's list changes.
+     */
+    @ParameterizedTest
+    @MethodSource("overlays")
+    void overlayPatchesNoListEntryByIndex(String overlay) throws Exception {
+        JsonNode k = YAML.readTree(MANIFESTS.resolve("overlays").resolve(overlay).resolve("kustomization.yaml").toFile());
+        for (JsonNode patch : k.path("patches")) {
+            JsonNode body = YAML.readTree(patch.path("patch").asText("{}"));
+            if (body != null && body.isArray()) {
+                for (JsonNode op : body) {
+                    assertThat(op.path("path").asText()).as(overlay + " JSON6902 path").doesNotMatch(".*/[0-9]+(/.*)?");
+                }
+            }
+        }
+        assertThat(k.has("patchesJson6902")).as(overlay + " patchesJson6902").isFalse();
+    }
+
+    /** What the production overlay changes lands on the variables it names. */
+    @Test
+    void productionPatchesReachTheirTargets() throws Exception {
+        List<JsonNode> prod = render("production");
+        JsonNode controller = ofKind(prod, "Deployment").stream()
+                .filter(d -> d.at("/metadata/name").asText().equals("parley-controller")).findFirst().orElseThrow();
+        assertThat(controller.at("/spec/replicas").asInt()).isEqualTo(3);
+        Map<String, JsonNode> env = new HashMap<>();
+        controller.at("/spec/template/spec/containers/0/env").forEach(e -> env.put(e.path("name").asText(), e));
+        assertThat(env.get("PARLEY_DB_URL").path("value").asText()).isEqualTo("jdbc:postgresql://parley-db-rw:5432/parley");
+        assertThat(env.get("PARLEY_DB_PASSWORD").at("/valueFrom/secretKeyRef/name").asText()).isEqualTo("parley-db-app");
+        assertThat(env.get("PARLEY_DB_PASSWORD").at("/valueFrom/secretKeyRef/key").asText()).isEqualTo("password");
+        assertThat(env.get("PARLEY_DB_USER").path("value").asText()).isEqualTo("parley");
+        JsonNode etcd = ofKind(prod, "StatefulSet").stream()
+                .filter(d -> d.at("/metadata/name").asText().equals("parley-etcd")).findFirst().orElseThrow();
+        assertThat(etcd.at("/spec/volumeClaimTemplates").size()).isEqualTo(1);
+        assertThat(etcd.at("/spec/volumeClaimTemplates/0/metadata/name").asText()).isEqualTo("data");
+        assertThat(etcd.at("/spec/volumeClaimTemplates/0/spec/resources/requests/storage").asText()).isEqualTo("20Gi");
+
+        List<JsonNode> dev = render("dev");
+        JsonNode operator = ofKind(dev, "Deployment").stream()
+                .filter(d -> d.at("/metadata/name").asText().equals("parley-operator")).findFirst().orElseThrow();
+        Map<String, String> opEnv = new HashMap<>();
+        operator.at("/spec/template/spec/containers/0/env").forEach(e -> opEnv.put(e.path("name").asText(), e.path("value").asText()));
+        assertThat(opEnv).containsEntry("PARLEY_SFU_IMAGE", "parley/sfu-pod:dev").containsEntry("PARLEY_TURN_IMAGE", "parley/turn-pod:dev")
+                .containsEntry("PARLEY_RECORDER_IMAGE", "parley/recorder-pod:dev");
+        assertThat(operator.at("/spec/template/spec/containers/0/imagePullPolicy").asText()).isEqualTo("IfNotPresent");
+    }
+
     @Test
     void validatorRejectsBrokenCustomResources() throws Exception {
         Map<String, JsonNode> schemas = committedCrdSchemas();

@@ -34,6 +34,11 @@ public final class OperatorHarness implements AutoCloseable {
     private final ParleyOperator operator;
 
     public OperatorHarness() throws Exception {
+        this(Duration.ofMillis(300));
+    }
+
+    /** @param resync how often pools are re-evaluated against registry load ({@code PARLEY_OPERATOR_RESYNC_MS}) */
+    public OperatorHarness(Duration resync) throws Exception {
         // the mock web server logs every request through java.util.logging
         java.util.logging.Logger.getLogger("io.fabric8.mockwebserver").setLevel(java.util.logging.Level.WARNING);
         java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
@@ -45,7 +50,7 @@ public final class OperatorHarness implements AutoCloseable {
         installCrds(client);
         registry = new RegistryWriter(etcd.client());
         operatorRegistry = new EtcdRegistry(etcd.client());
-        OperatorConfig config = OperatorConfig.forTests(etcd.endpoint(), Duration.ofMillis(300));
+        OperatorConfig config = OperatorConfig.forTests(etcd.endpoint(), resync);
         operator = new ParleyOperator(client, config, operatorRegistry, operatorRegistry, operatorRegistry,
                 new HttpDrainSignal(config.internalSecret()), Instant::now,
                 o -> o.withSSABasedCreateUpdateMatchForDependentResources(false)

@@ -1,4 +1,4 @@
-package dev.parley.operator.reconcile;
+package dev.parley.operator.model;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import java.time.Instant;

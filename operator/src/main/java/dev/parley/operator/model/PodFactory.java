@@ -1,6 +1,6 @@
-package dev.parley.operator.reconcile;
+package dev.parley.operator.model;
 
-import dev.parley.operator.OperatorConfig;
+import dev.parley.operator.config.PodSettings;
 import dev.parley.operator.crd.ParleyApi;
 import dev.parley.operator.crd.PodTemplateOverrides;
 import dev.parley.operator.crd.RecordingJob;
@@ -24,15 +24,22 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Builds the SFU, TURN and recorder Pods the operator owns directly (no Deployment in between). */
+/**
+ * The desired SFU, TURN and recorder Pods for a spec (the operator owns them directly, no Deployment in between).
+ * Pure: no API calls; the reconcilers decide when a pod is created and which one goes.
+ */
 public final class PodFactory {
     private static final String ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
     private static final SecureRandom RANDOM = new SecureRandom();
     public static final int TURN_INTERNAL_PORT = 8091;
+    public static final int RECORDER_HEALTH_PORT = 8092;
+    /** A JVM's first start (class loading, JIT, etcd connect) may take a while: up to 2 s × 60 before liveness counts. */
+    static final int STARTUP_PERIOD_SECONDS = 2;
+    static final int STARTUP_FAILURES = 60;
 
-    private final OperatorConfig config;
+    private final PodSettings config;
 
-    public PodFactory(OperatorConfig config) {
+    public PodFactory(PodSettings config) {
         this.config = config;
     }
 
@@ -116,6 +123,7 @@ public final class PodFactory {
                         .withEnv(env)
                         .withPorts(ports)
                         .withResources(t.resources)
+                        .withStartupProbe(startupProbe(internalPort))
                         .withReadinessProbe(httpProbe("/readyz", internalPort, 2, 3))
                         .withLivenessProbe(httpProbe("/healthz", internalPort, 10, 3))
                         .withNewSecurityContext().withAllowPrivilegeEscalation(false).withRunAsNonRoot(true)
@@ -166,7 +174,8 @@ public final class PodFactory {
                         .withResources(t.resources)
                         .withTerminationMessagePath("/dev/termination-log")
                         .withTerminationMessagePolicy("File")
-                        .withLivenessProbe(httpProbe("/healthz", 8092, 10, 3))
+                        .withStartupProbe(startupProbe(RECORDER_HEALTH_PORT))
+                        .withLivenessProbe(httpProbe("/healthz", RECORDER_HEALTH_PORT, 10, 3))
                         .withNewSecurityContext().withAllowPrivilegeEscalation(false).withRunAsNonRoot(true)
                         .withNewCapabilities().withDrop("ALL").endCapabilities().endSecurityContext()
                         .build())
@@ -198,6 +207,11 @@ public final class PodFactory {
     private static Probe httpProbe(String path, int port, int period, int failures) {
         return new ProbeBuilder().withNewHttpGet().withPath(path).withNewPort(port).endHttpGet()
                 .withPeriodSeconds(period).withFailureThreshold(failures).build();
+    }
+
+    /** Liveness and readiness only start once {@code /healthz} answered, so a slow start is not restarted in a loop. */
+    private static Probe startupProbe(int port) {
+        return httpProbe("/healthz", port, STARTUP_PERIOD_SECONDS, STARTUP_FAILURES);
     }
 
     public static OwnerReference ownerRef(HasMetadata owner) {

@@ -1,20 +1,21 @@
-package dev.parley.operator.registry;
+package dev.parley.operator.keys;
 
-import dev.parley.operator.model.PoolKind;
-
-/** etcd key layout (docs/architecture.md), the part the operator and plugin read. */
+/**
+ * etcd key layout (docs/architecture.md), the part the operator and the kubectl plugin read. Pod keys take the
+ * pool's path segment ({@code sfu} or {@code turn}).
+ */
 public final class RegistryKeys {
     public static final String ROOT = "/parley/v1";
 
     private RegistryKeys() {
     }
 
-    public static String podPrefix(PoolKind kind, String region) {
-        return ROOT + "/regions/" + region + "/" + kind.segment() + "/";
+    public static String podPrefix(String segment, String region) {
+        return ROOT + "/regions/" + region + "/" + segment + "/";
     }
 
-    public static String pod(PoolKind kind, String region, String pod) {
-        return podPrefix(kind, region) + pod;
+    public static String pod(String segment, String region, String pod) {
+        return podPrefix(segment, region) + pod;
     }
 
     public static String recordingRunner(String jobId) {

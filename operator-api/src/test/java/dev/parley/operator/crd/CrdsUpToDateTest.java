@@ -51,10 +51,10 @@ class CrdsUpToDateTest {
         for (Path p : generated) {
             Path committed = COMMITTED.resolve(p.getFileName());
             assertThat(committed)
-                    .as("crds/%s is missing or stale: run the operator tests with -Dparley.updateCrds=true", p.getFileName())
+                    .as("crds/%s is missing or stale: run the operator-api tests with -Dparley.updateCrds=true", p.getFileName())
                     .exists();
             assertThat(Files.readString(committed))
-                    .as("crds/%s is stale: run the operator tests with -Dparley.updateCrds=true", p.getFileName())
+                    .as("crds/%s is stale: run the operator-api tests with -Dparley.updateCrds=true", p.getFileName())
                     .isEqualTo(Files.readString(p));
         }
         try (Stream<Path> s = Files.list(COMMITTED)) {
