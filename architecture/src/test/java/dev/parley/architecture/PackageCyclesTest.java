@@ -43,6 +43,7 @@ class PackageCyclesTest {
                 Arguments.of("sfu-pod", "dev.parley.sfu"),
                 Arguments.of("turn-pod", "dev.parley.turn"),
                 Arguments.of("recorder-pod", "dev.parley.recorder"),
+                Arguments.of("operator-api", "dev.parley.operator"),
                 Arguments.of("operator", "dev.parley.operator"),
                 Arguments.of("kubectl-plugin", "dev.parley.kubectl"),
                 Arguments.of("bench", "dev.parley.bench"));
