@@ -124,7 +124,10 @@ class OperatorLocalPodsIT {
             region.getSpec().turnHost = null;
             region.getSpec().turn.autoscaling.allocationsPerPod = 10L;
             region.getSpec().turn.maxReplicas = 3;
-            region.getSpec().turn.template.env.add(new io.fabric8.kubernetes.api.model.EnvVar("PARLEY_TURN_ALLOWED_PEERS", "127.0.0.1/32", null));
+            // TURN relays only to registered SFU media ports and explicit address:port rules: allow the echo peer
+            int peerPort = 20000 + new java.util.Random().nextInt(20000);
+            region.getSpec().turn.template.env.add(new io.fabric8.kubernetes.api.model.EnvVar("PARLEY_TURN_ALLOWED_PEERS",
+                    "127.0.0.1:" + peerPort + "-" + (peerPort + 1), null));
             h.client.resources(dev.parley.operator.crd.MediaRegion.class).inNamespace(ns).resource(region).create();
             await().atMost(Duration.ofSeconds(90)).until(() -> h.operatorRegistry.loads(PoolKind.TURN, "tl").size() == 1);
             String first = h.operatorRegistry.loads(PoolKind.TURN, "tl").keySet().iterator().next();
@@ -135,7 +138,6 @@ class OperatorLocalPodsIT {
             javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA1");
             mac.init(new javax.crypto.spec.SecretKeySpec("e2e-turn-secret".getBytes(java.nio.charset.StandardCharsets.UTF_8), "HmacSHA1"));
             String pass = Base64.getEncoder().encodeToString(mac.doFinal(user.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-            int peerPort = 20000 + new java.util.Random().nextInt(20000);
             Process peer = new ProcessBuilder("/usr/bin/turnutils_peer", "-L", "127.0.0.1", "-p", String.valueOf(peerPort))
                     .redirectErrorStream(true).redirectOutput(logs.resolve("peer.log").toFile()).start();
             Process client = new ProcessBuilder("/usr/bin/turnutils_uclient", "-u", user, "-w", pass, "-e", "127.0.0.1",
