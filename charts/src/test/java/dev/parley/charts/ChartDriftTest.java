@@ -76,9 +76,9 @@ class ChartDriftTest {
         OperatorConfig d = OperatorConfig.fromEnv(Map.of());
         JsonNode operator = kustomized.get("Deployment/parley-system/parley-operator").at("/spec/template/spec/containers/0");
         Map<String, String> m = new LinkedHashMap<>();
-        m.put("PARLEY_INTERNAL_SECRET_NAME", d.internalSecretName());
-        m.put("PARLEY_TURN_SECRET_NAME", d.turnSecretName());
-        m.put("PARLEY_TICKET_KEY_SECRET_NAME", d.ticketKeySecretName());
+        m.put("PARLEY_INTERNAL_SECRET_NAME", d.pods().internalSecretName());
+        m.put("PARLEY_TURN_SECRET_NAME", d.pods().turnSecretName());
+        m.put("PARLEY_TICKET_KEY_SECRET_NAME", d.pods().ticketKeySecretName());
         m.put("PARLEY_LEADER_ELECTION", String.valueOf(d.leaderElection()));
         m.put("PARLEY_HEALTH_PORT", operator.at("/ports/0/containerPort").asText());
         return m;
