@@ -46,6 +46,11 @@ public final class KubectlParley implements Runnable {
     }
 
     public static void main(String[] args) {
+        // The fat jar drops every dependency's logback.xml (and with it ours, same name): point logback at ours,
+        // so only warnings reach stderr and stdout stays the command's output.
+        if (System.getProperty("logback.configurationFile") == null) {
+            System.setProperty("logback.configurationFile", "kubectl-parley-logback.xml");
+        }
         System.exit(commandLine().execute(args));
     }
 }

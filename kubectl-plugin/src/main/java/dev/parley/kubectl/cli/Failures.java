@@ -58,7 +58,8 @@ public final class Failures implements CommandLine.IExecutionExceptionHandler {
         }
         if (ex instanceof KubernetesClientException k) {
             if (unreachable(ex)) {
-                return "cannot reach the Kubernetes API server: " + rootMessage(ex);
+                return "cannot reach the Kubernetes API server (" + rootCause(ex).getClass().getSimpleName() + "; check "
+                        + "--kubeconfig and --context): " + String.valueOf(k.getMessage()).replaceAll("\\s+", " ").trim();
             }
             if (k.getCode() == 401 || k.getCode() == 403) {
                 return "the API server refused the request (HTTP " + k.getCode() + "): " + statusMessage(k);
@@ -95,6 +96,14 @@ public final class Failures implements CommandLine.IExecutionExceptionHandler {
             }
         }
         return false;
+    }
+
+    private static Throwable rootCause(Throwable ex) {
+        Throwable t = ex;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     private static String rootMessage(Throwable ex) {
