@@ -63,9 +63,9 @@ class InspectFormatsTest {
         owner.start();
         try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
             epoch = c.getKVClient().put(key("m-7"), ByteSequence.from("{\"pod\":\"controller-3\",\"internal_url\":\"http://127.0.0.1:"
-                    + owner.getAddress().getPort() + "/\"}", StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS).getHeader().getRevision();
+                    + owner.getAddress().getPort() + "/\"}", StandardCharsets.UTF_8)).get(20, TimeUnit.SECONDS).getHeader().getRevision();
             c.getKVClient().put(key("m-quiet"), ByteSequence.from("{\"pod\":\"controller-4\"}", StandardCharsets.UTF_8))
-                    .get(5, TimeUnit.SECONDS);
+                    .get(20, TimeUnit.SECONDS);
         }
     }
 
