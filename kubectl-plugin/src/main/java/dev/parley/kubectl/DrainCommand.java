@@ -1,11 +1,25 @@
 package dev.parley.kubectl;
 
+import dev.parley.kubectl.cli.Durations;
+import dev.parley.kubectl.cli.ExitCodes;
+import dev.parley.kubectl.cli.Failures.CommandFailure;
+import dev.parley.kubectl.drain.DrainPlan;
+import dev.parley.kubectl.drain.DrainPlanText;
+import dev.parley.kubectl.drain.DrainPlanner;
+import dev.parley.kubectl.drain.DrainRequest;
+import dev.parley.kubectl.drain.DrainResult;
+import dev.parley.kubectl.drain.DrainWatch;
+import dev.parley.kubectl.drain.MediaPool;
+import dev.parley.kubectl.output.Documents;
+import dev.parley.kubectl.output.OutputFormat;
+import dev.parley.kubectl.output.OutputOptions;
 import dev.parley.operator.crd.ParleyApi;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.PodResource;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.time.Instant;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -16,104 +30,123 @@ import picocli.CommandLine.Parameters;
 
 /**
  * Asks the operator to drain a media pod (annotation {@code parley.dev/drain-requested}); the operator runs the
- * five phases. With {@code --wait} this follows the phases from the pod's annotations until the pod is gone.
+ * five phases. {@code --dry-run} shows the plan and changes nothing; {@code --wait} follows the phases until the
+ * pod is gone.
  */
-@Command(name = "drain", mixinStandardHelpOptions = true,
-        description = "Drain an SFU or TURN pod through the operator's five phases.")
+@Command(name = "drain", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Drain an SFU or TURN pod through the operator's five phases: its sessions move to the pool's "
+                + "other ACTIVE pods, then the operator deletes it and starts a replacement.",
+                "With --dry-run, show what would be drained (sessions, where they can move, budget, PodDisruptionBudget "
+                        + "effect) and change nothing."},
+        footer = {"%nExamples:",
+                "  kubectl parley drain eu1-sfu-x7k2p -n parley-system --dry-run",
+                "  kubectl parley drain eu1-sfu-x7k2p -n parley-system --wait --wait-timeout 20m",
+                "  kubectl parley drain eu1-sfu-x7k2p --timeout 10m -o json   # result document on stdout, progress on stderr"})
 public final class DrainCommand implements Callable<Integer> {
     @Mixin
     KubeOptions kube;
 
-    @Parameters(index = "0", description = "Pod name.")
+    @Mixin
+    OutputOptions output;
+
+    @Parameters(index = "0", paramLabel = "POD", description = "Name of the SFU or TURN pod.")
     String pod;
 
-    @Option(names = "--timeout", description = "Drain budget for this pod, e.g. 300s or 10m (default: the pool's drain.timeoutSeconds).")
-    String timeout;
+    @Option(names = "--dry-run", arity = "0..1", fallbackValue = "client", paramLabel = "none|client|server",
+            description = {"Change nothing. client (also the bare flag): print the plan from reads only. server: also send "
+                    + "the annotation change with dryRun=All, so the API server validates and authorizes it without "
+                    + "persisting it. none: a real drain (default)."})
+    String dryRun;
 
-    @Option(names = "--wait", description = "Follow the phases until the pod is gone.")
+    @Option(names = "--timeout", converter = Durations.class, paramLabel = "DURATION",
+            description = "Drain budget for this pod, e.g. 300s or 10m (default: the pool's drain.timeoutSeconds).")
+    Duration timeout;
+
+    @Option(names = "--wait", description = "Follow the phases and the sessions left until the pod is gone.")
     boolean waitForEnd;
 
-    @Option(names = "--wait-timeout", defaultValue = "3600s", description = "Give up waiting after this long (default ${DEFAULT-VALUE}).")
-    String waitTimeout;
+    @Option(names = "--wait-timeout", converter = Durations.class, defaultValue = "3600s", paramLabel = "DURATION",
+            description = "With --wait: give up after this long, exit code 5 (default ${DEFAULT-VALUE}). The drain itself "
+                    + "goes on.")
+    Duration waitTimeout;
 
-    @Option(names = "--reason", defaultValue = "manual", description = "Reason recorded in events and status.")
+    @Option(names = "--reason", defaultValue = "manual", description = "Reason recorded in events and status (default ${DEFAULT-VALUE}).")
     String reason;
 
-    @Option(names = "--poll-interval", defaultValue = "1s", hidden = true)
-    String pollInterval;
+    @Option(names = "--poll-interval", converter = Durations.class, defaultValue = "1s", hidden = true)
+    Duration pollInterval;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
-    public Integer call() throws Exception {
+    public Integer call() throws InterruptedException {
+        String mode = dryRun == null ? "none" : dryRun.toLowerCase(Locale.ROOT);
+        if (!mode.equals("none") && !mode.equals("client") && !mode.equals("server")) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--dry-run must be none, client or server (got '" + dryRun + "')");
+        }
+        OutputFormat format = output.format();
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        // With -o json|yaml stdout carries only the document; progress goes to stderr.
+        PrintWriter progress = format.structured() ? spec.commandLine().getErr() : out;
+        Integer seconds = timeout == null ? null : (int) Math.max(1, timeout.toSeconds());
         try (KubernetesClient c = kube.client()) {
             String ns = kube.namespace(c);
-            var res = c.pods().inNamespace(ns).withName(pod);
+            PodResource res = c.pods().inNamespace(ns).withName(pod);
             Pod p = res.get();
             if (p == null) {
-                err.println("error: pod " + ns + "/" + pod + " not found");
-                return 1;
+                throw new CommandFailure(ExitCodes.NOT_FOUND, "pod " + ns + "/" + pod + " not found");
             }
             Map<String, String> labels = p.getMetadata().getLabels();
             String component = labels == null ? null : labels.get(ParleyApi.LABEL_COMPONENT);
             if (!ParleyApi.COMPONENT_SFU.equals(component) && !ParleyApi.COMPONENT_TURN.equals(component)) {
-                err.println("error: " + pod + " is not a Parley SFU or TURN pod (label " + ParleyApi.LABEL_COMPONENT + ")");
-                return 1;
+                throw new CommandFailure(ExitCodes.ERROR,
+                        pod + " is not a Parley SFU or TURN pod (label " + ParleyApi.LABEL_COMPONENT + ")");
+            }
+            if (!mode.equals("none")) {
+                DrainPlan plan = DrainPlanner.plan(c, p, reason, seconds, mode);
+                if (mode.equals("server") && !plan.pod().alreadyDraining()) {
+                    DrainRequest.sendDryRun(res, reason, seconds);
+                }
+                if (format.structured()) {
+                    Documents.write(out, format, plan);
+                } else {
+                    DrainPlanText.print(out, plan, format == OutputFormat.WIDE);
+                }
+                return ExitCodes.OK;
             }
             String phase = annotation(p, ParleyApi.ANNOTATION_DRAIN_PHASE);
+            String action;
             if (phase == null) {
-                Integer seconds = timeout == null ? null : (int) parse(timeout).toSeconds();
-                // The operator updates these pods too: retry the read-modify-write on a conflict.
-                for (int attempt = 1; ; attempt++) {
-                    try {
-                        res.edit(x -> {
-                            if (x.getMetadata().getAnnotations() == null) {
-                                x.getMetadata().setAnnotations(new java.util.HashMap<>());
-                            }
-                            x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_REQUESTED, reason);
-                            if (seconds != null) {
-                                x.getMetadata().getAnnotations().put(ParleyApi.ANNOTATION_DRAIN_TIMEOUT, String.valueOf(seconds));
-                            }
-                            return x;
-                        });
-                        break;
-                    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
-                        if (e.getCode() != 409 || attempt >= 10) {
-                            throw e;
-                        }
-                    }
-                }
-                out.println("pod/" + pod + " drain requested (" + reason + (seconds == null ? "" : ", timeout " + seconds + "s") + ")");
+                DrainRequest.send(res, reason, seconds);
+                action = "requested";
+                progress.println("pod/" + pod + " drain requested (" + reason + (seconds == null ? "" : ", timeout " + seconds + "s") + ")");
             } else {
-                out.println("pod/" + pod + " already draining: phase " + phase);
+                action = "already-draining";
+                progress.println("pod/" + pod + " already draining: phase " + phase);
             }
-            out.flush();
-            if (!waitForEnd) {
-                return 0;
+            progress.flush();
+            DrainResult.Wait waited = null;
+            if (waitForEnd) {
+                Integer budget = seconds != null ? seconds
+                        : MediaPool.of(c, p).map(MediaPool::drain).map(d -> d.timeoutSeconds).orElse(null);
+                progress.printf("waiting up to %ds for pod/%s to be drained and removed (drain budget %s)%n",
+                        waitTimeout.toSeconds(), pod, budget == null ? "unknown" : budget + "s");
+                progress.flush();
+                waited = new DrainWatch(c, p, progress).follow(waitTimeout, pollInterval);
             }
-            Instant start = Instant.now();
-            Instant deadline = start.plus(parse(waitTimeout));
-            String last = null;
-            while (Instant.now().isBefore(deadline)) {
-                Pod now = res.get();
-                if (now == null || now.getMetadata().getDeletionTimestamp() != null) {
-                    out.printf("pod/%s drained and removed after %.1fs%n", pod, Duration.between(start, Instant.now()).toMillis() / 1000.0);
-                    return 0;
-                }
-                String ph = annotation(now, ParleyApi.ANNOTATION_DRAIN_PHASE);
-                if (ph != null && !ph.equals(last)) {
-                    out.printf("  phase %s/5 %s (%.1fs)%n", ph.substring(0, 1), ph.substring(2),
-                            Duration.between(start, Instant.now()).toMillis() / 1000.0);
-                    out.flush();
-                    last = ph;
-                }
-                Thread.sleep(parse(pollInterval).toMillis());
+            if (format.structured()) {
+                Documents.write(out, format, new DrainResult(Documents.API_VERSION, "DrainResult", pod, ns, action, reason,
+                        seconds, phase, waited));
             }
-            err.println("error: timed out waiting for " + pod + " (last phase " + last + ")");
-            return 1;
+            if (waited != null && waited.outcome().equals("timed-out")) {
+                spec.commandLine().getErr().println("error: timed out after " + waitTimeout.toSeconds() + "s waiting for "
+                        + pod + " (last phase " + waited.lastPhase() + ", sessions left "
+                        + (waited.sessionsLeft() == null ? "unknown" : waited.sessionsLeft()) + "); the drain goes on");
+                return ExitCodes.TIMED_OUT;
+            }
+            return ExitCodes.OK;
         }
     }
 
@@ -121,22 +154,8 @@ public final class DrainCommand implements Callable<Integer> {
         return p.getMetadata().getAnnotations() == null ? null : p.getMetadata().getAnnotations().get(key);
     }
 
-    /** 90, 90s, 15m, 1h, 200ms. */
+    /** 90, 90s, 15m, 1h, 200ms (see {@link Durations}). */
     static Duration parse(String s) {
-        String t = s.trim();
-        if (t.endsWith("ms")) {
-            return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
-        }
-        char unit = t.charAt(t.length() - 1);
-        if (Character.isDigit(unit)) {
-            return Duration.ofSeconds(Long.parseLong(t));
-        }
-        long n = Long.parseLong(t.substring(0, t.length() - 1));
-        return switch (unit) {
-            case 's' -> Duration.ofSeconds(n);
-            case 'm' -> Duration.ofMinutes(n);
-            case 'h' -> Duration.ofHours(n);
-            default -> throw new CommandLine.ParameterException(new CommandLine(new KubectlParley()), "bad duration: " + s);
-        };
+        return Durations.parse(s);
     }
 }

@@ -1,10 +1,10 @@
 package dev.parley.kubectl;
 
+import dev.parley.kubectl.cli.ExitCodes;
+import dev.parley.kubectl.cli.Failures.CommandFailure;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -27,7 +27,7 @@ public final class KubeOptions {
         Config config;
         if (kubeconfig != null) {
             if (!Files.isReadable(kubeconfig)) {
-                throw new UncheckedIOException(new IOException("cannot read kubeconfig " + kubeconfig));
+                throw new CommandFailure(ExitCodes.ERROR, "cannot read kubeconfig " + kubeconfig);
             }
             config = Config.fromKubeconfig(context, kubeconfig.toFile());
         } else {
@@ -36,6 +36,8 @@ public final class KubeOptions {
         // Patient like kubectl: a busy API server is slow, not down.
         config.setRequestTimeout(60_000);
         config.setConnectionTimeout(20_000);
+        // ...but a refused connection is reported after a few quick retries, not after the client's default ~100 s.
+        config.setRequestRetryBackoffLimit(3);
         // HTTP/1.1: a plain-http endpoint (kubectl proxy, local test servers) otherwise gets an h2c upgrade attempt
         // on every request, which some servers leave hanging.
         config.setHttp2Disable(true);

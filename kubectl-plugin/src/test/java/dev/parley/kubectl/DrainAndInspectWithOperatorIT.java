@@ -110,6 +110,7 @@ class DrainAndInspectWithOperatorIT {
         assertThat(r[1]).contains("owner controller:  controller-7").contains("controller_epoch:  " + revision);
         String[] none = run("inspect", "meeting", "m-none", "--etcd", h.etcd.endpoint());
         assertThat(none[0]).isEqualTo("3");
-        assertThat(none[1]).contains("no owner in etcd");
+        // an error since issue #21: on stderr, with the not-found exit code
+        assertThat(none[2]).contains("no owner in etcd");
     }
 }

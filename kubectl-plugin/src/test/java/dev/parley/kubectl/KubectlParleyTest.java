@@ -190,7 +190,9 @@ class KubectlParleyTest {
         Result web = run("drain", "web");
         assertThat(web.code()).isEqualTo(1);
         assertThat(web.err()).contains("not a Parley SFU or TURN pod");
-        assertThat(run("drain", "missing").err()).contains("not found");
+        Result missing = run("drain", "missing");
+        assertThat(missing.err()).contains("not found");
+        assertThat(missing.code()).isEqualTo(3);
     }
 
     @Test

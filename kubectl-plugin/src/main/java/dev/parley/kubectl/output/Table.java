@@ -1,23 +1,23 @@
-package dev.parley.kubectl;
+package dev.parley.kubectl.output;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 
 /** kubectl-style column output: upper-case headers, columns padded to the widest cell, three spaces apart. */
-final class Table {
+public final class Table {
     private final List<String> headers;
     private final List<List<String>> rows = new ArrayList<>();
 
-    Table(List<String> headers) {
+    public Table(List<String> headers) {
         this.headers = headers;
     }
 
-    void add(List<String> row) {
+    public void add(List<String> row) {
         rows.add(row);
     }
 
-    void print(PrintWriter out) {
+    public void print(PrintWriter out) {
         if (rows.isEmpty()) {
             out.println("No resources found.");
             return;
