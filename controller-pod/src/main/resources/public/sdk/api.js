@@ -59,7 +59,7 @@ export class ApiClient {
       try {
         return await this.#once(method, path, body, key, ro.signal, ro.timeoutMs ?? this.timeoutMs);
       } catch (e) {
-        const err = e instanceof ParleyError ? e : new ParleyError({ status: 0, code: 'network', detail: String(e?.message || e) });
+        const err = e instanceof ParleyError ? e : new ParleyError({ status: 0, code: 'network', detail: String(/** @type {any} */ (e)?.message || e) });
         lastError = err;
         if (!err.retryable || attempt === attempts - 1) throw err;
         let delay = backoffDelay(attempt, this.backoff);

@@ -41,7 +41,7 @@ export const SIMULCAST_MIN_WIDTH = 960;
 export function vp9SvcCodecs() {
   const send = globalThis.RTCRtpSender?.getCapabilities?.('video')?.codecs || [];
   const vp9Send = send.filter((c) => c.mimeType === 'video/VP9' && /profile-id=0/.test(c.sdpFmtpLine || ''));
-  if (!vp9Send.some((c) => !c.scalabilityModes || c.scalabilityModes.includes('L3T3_KEY'))) return null;
+  if (!vp9Send.some((/** @type {RTCRtpCodec & {scalabilityModes?: string[]}} */ c) => !c.scalabilityModes || c.scalabilityModes.includes('L3T3_KEY'))) return null;
   const all = globalThis.RTCRtpReceiver?.getCapabilities?.('video')?.codecs || [];
   const vp9 = all.filter((c) => c.mimeType === 'video/VP9' && /profile-id=0/.test(c.sdpFmtpLine || ''));
   return vp9.length ? [...vp9, ...all.filter((c) => !vp9.includes(c))] : null;
@@ -84,15 +84,15 @@ export class MediaSession {
     this.pendingAnswers = new Map();
     this.closed = false;
     this.restarts = 0;
-    this.restartTimer = null;
-    this.disconnectTimer = null;
+    /** @type {any} timer handle */ this.restartTimer = null;
+    /** @type {any} timer handle */ this.disconnectTimer = null;
     this.prevLoss = null;
     this.lastAssignments = null;
     /** source -> encodings the SFU asked us to send (dynacast): {rids, active:[bool], maxSpatialLayer, changes, at} */
     this.layerState = {};
     /** source -> sequence of the last publisher_layers applied */
     this.layerSeq = {};
-    this.layerChain = Promise.resolve();
+    /** @type {Promise<unknown>} */ this.layerChain = Promise.resolve();
   }
 
   /**
@@ -101,6 +101,7 @@ export class MediaSession {
    * @param {number} remoteCount participants we expect to receive
    */
   async start(local, remoteCount) {
+    /** @type {RTCConfiguration} */
     const cfg = { iceServers: this.o.iceServers || [], bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' };
     this.pub = new RTCPeerConnection(cfg);
     this.sub = new RTCPeerConnection(cfg);
@@ -108,12 +109,13 @@ export class MediaSession {
     this.#watch(this.sub, 'subscribe');
     const stream = new MediaStream();
     this.senders.microphone = this.pub.addTransceiver(local.microphone || 'audio', { direction: 'sendonly', streams: [stream] });
+    /** @type {RTCRtpTransceiverInit} */
     const cameraInit = { direction: 'sendonly', streams: [stream] };
     let svcCodecs = this.o.svc ? vp9SvcCodecs() : null;
     if (svcCodecs) {
       try {
-        this.senders.camera = this.pub.addTransceiver(local.camera || 'video', { ...cameraInit, sendEncodings: [{ scalabilityMode: 'L3T3_KEY' }] });
-      } catch (e) { console.warn(`parley: no VP9 SVC, simulcast instead: ${e?.message || e}`); svcCodecs = null; }
+        this.senders.camera = this.pub.addTransceiver(local.camera || 'video', { ...cameraInit, sendEncodings: [/** @type {RTCRtpEncodingParameters} */ (/** @type {unknown} */ ({ scalabilityMode: 'L3T3_KEY' }))] });
+      } catch (e) { console.warn(`parley: no VP9 SVC, simulcast instead: ${e instanceof Error ? e.message : e}`); svcCodecs = null; }
       if (svcCodecs) this.senders.camera.setCodecPreferences(svcCodecs); // VP9 listed first: the SFU publishes VP9
     }
     if (!svcCodecs) {
@@ -136,7 +138,7 @@ export class MediaSession {
 
   /** @param {'publish'|'subscribe'} kind @param {{iceRestart?:boolean}} [opts] */
   async #negotiate(kind, opts = {}) {
-    const pc = kind === 'publish' ? this.pub : this.sub;
+    const pc = /** @type {RTCPeerConnection} */ (kind === 'publish' ? this.pub : this.sub);
     const offer = await pc.createOffer(opts);
     await pc.setLocalDescription(offer);
     const answerP = new Promise((resolve, reject) => {
@@ -146,7 +148,7 @@ export class MediaSession {
       const timer = setTimeout(() => { this.pendingAnswers.delete(kind); reject(new Error(`no ${kind} answer`)); }, wait);
       this.pendingAnswers.set(kind, { resolve, reject, timer });
     });
-    const msg = { type: 'offer', transport: kind, sdp: pc.localDescription.sdp };
+    const msg = { type: 'offer', transport: kind, sdp: /** @type {RTCSessionDescription} */ (pc.localDescription).sdp };
     if (kind === 'publish') msg.sources = this.publishSources();
     if (!this.o.send(msg)) {
       const p = this.pendingAnswers.get(kind);
@@ -190,8 +192,9 @@ export class MediaSession {
   applySlotAssignments(assignments) {
     if (!this.sub) return;
     this.lastAssignments = assignments;
+    /** @type {Object<string, 'audio'|'video'>} */
     const kindByMid = {};
-    for (const t of this.sub.getTransceivers()) if (t.mid != null) kindByMid[t.mid] = t.receiver.track.kind;
+    for (const t of this.sub.getTransceivers()) if (t.mid != null) kindByMid[t.mid] = /** @type {'audio'|'video'} */ (t.receiver.track.kind);
     const next = mapSlots(assignments, kindByMid);
     const { added, removed } = diffSlots(this.slots, next);
     this.slots = next;
@@ -371,7 +374,7 @@ export class MediaSession {
 
   /**
    * Inbound and transport stats: per-mid counters for remote tracks plus quality.
-   * @returns {Promise<{tracks:Object[], rttMs:number|null, lossPct:number|null, level:string}>}
+   * @returns {Promise<{tracks:Object[], rttMs:number|null, lossPct:number|null, transportBytes:number, level:string}>}
    */
   async stats() {
     const tracks = [];

@@ -15,8 +15,10 @@ import { ParleyError, describeCode } from './problem.js';
 import { uuid, idempotencyKey } from './ids.js';
 import { sleep } from './backoff.js';
 import { worseQuality } from './quality.js';
+import { Emitter, eventsFromControl, eventsFromState } from './events.js';
 
-export { ApiClient, SignalingClient, MediaSession, Store, CommandQueue, ParleyError, describeCode };
+export { ApiClient, SignalingClient, MediaSession, Store, CommandQueue, ParleyError, describeCode, Emitter };
+/** @typedef {import('./events.js').ParleyEventMap} ParleyEventMap */
 
 /** Signaling error codes meaning "this media transport cannot go on": get a new generation. */
 const MEDIA_ERRORS = new Set(['media_server_unavailable', 'media_server_error', 'stale_generation', 'stale_epoch', 'sfu_unavailable', 'transport_gone', 'transport_failed', 'not_authorized', 'unreachable']);
@@ -60,6 +62,10 @@ export class ParleyClient {
     this.token = opts.token ?? null;
     this.api = new ApiClient({ baseUrl: opts.baseUrl, getToken: () => this.token, fetch: opts.fetch });
     this.store = new Store(initialState());
+    /** Typed events (`on`/`off`), derived from the store's changes and the control events (events.js). */
+    /** @type {Emitter<ParleyEventMap>} */
+    this.events = new Emitter();
+    this.store.subscribe((s, prev) => { for (const [type, payload] of eventsFromState(prev, s)) this.events.emit(type, /** @type {any} */ (payload)); });
     this.queue = new CommandQueue({ ttlMs: opts.commandTtlMs, selfId: () => this.state.self.participant_id });
     this.clientInstanceId = uuid();
     /** @type {{microphone:MediaStreamTrack|null, camera:MediaStreamTrack|null, screen:MediaStreamTrack|null}} */
@@ -76,10 +82,11 @@ export class ParleyClient {
     this.mediaGeneration = 0;
     this.generationSwitching = false;
     this.viewport = [];
-    this.viewportTimer = null;
-    this.statsTimer = null;
-    this.rosterTimer = null;
+    /** @type {any} timer handle */ this.viewportTimer = null;
+    /** @type {any} timer handle */ this.statsTimer = null;
+    /** @type {any} timer handle */ this.rosterTimer = null;
     this.lastServerSpeakersAt = 0;
+    /** @type {{joinClickedAt:number, admittedAt:number, firstRemoteFrameAt:number, generations:Object[], [k:string]:any}} */
     this.metrics = { joinClickedAt: 0, admittedAt: 0, firstRemoteFrameAt: 0, generations: [] };
     // `online` and `navigator.connection` change often fire together: one ICE restart per burst.
     this.onNetworkChange = () => { clearTimeout(this.networkTimer); this.networkTimer = setTimeout(() => this.#networkChanged(), 250); };
@@ -92,6 +99,30 @@ export class ParleyClient {
 
   /** @param {(s:Object, prev:Object) => void} fn @returns {() => void} unsubscribe */
   subscribe(fn) { return this.store.subscribe(fn); }
+
+  /**
+   * Listen to one typed event (the names and payloads are `ParleyEventMap` in events.js).
+   * @template {keyof ParleyEventMap} K
+   * @param {K} type
+   * @param {(payload: ParleyEventMap[K]) => void} handler
+   * @returns {() => void} removes the handler
+   */
+  on(type, handler) { return this.events.on(type, handler); }
+
+  /**
+   * @template {keyof ParleyEventMap} K
+   * @param {K} type
+   * @param {(payload: ParleyEventMap[K]) => void} handler
+   * @returns {() => void}
+   */
+  once(type, handler) { return this.events.once(type, handler); }
+
+  /**
+   * @template {keyof ParleyEventMap} K
+   * @param {K} type
+   * @param {(payload: ParleyEventMap[K]) => void} handler
+   */
+  off(type, handler) { this.events.off(type, handler); }
 
   /** Local mode only: mint a dev token and keep it. */
   async signInDev(tenant, principal, name) {
@@ -173,12 +204,12 @@ export class ParleyClient {
       let snap;
       polls.sent++;
       try {
-        snap = await this.api.snapshot(this.meetingId, { maxAttempts: 1, timeoutMs: Math.max(2000, every * 3) });
+        snap = await this.api.snapshot(/** @type {string} */ (this.meetingId), { maxAttempts: 1, timeoutMs: Math.max(2000, every * 3) });
         polls.answered++;
         polls.lastAnswerAt = performance.now();
       } catch (e) {
         polls.failed++;
-        polls.lastError = e?.code || String(e);
+        polls.lastError = /** @type {any} */ (e)?.code || String(e);
         if (e instanceof ParleyError && !e.retryable) { this.#refused(e); throw e; }
         continue;
       }
@@ -205,10 +236,10 @@ export class ParleyClient {
     }
     let r;
     try {
-      r = await this.api.createTransport(this.meetingId, this.state.self.participant_id, this.transportAttempt.body,
+      r = await this.api.createTransport(/** @type {string} */ (this.meetingId), /** @type {string} */ (this.state.self.participant_id), this.transportAttempt.body,
         { idempotencyKey: this.transportAttempt.key });
     } catch (e) {
-      const current = e?.raw?.current_transport_generation;
+      const current = /** @type {any} */ (e)?.raw?.current_transport_generation;
       if (e instanceof ParleyError && (e.code === 'transport_attempt_superseded' || e.code === 'stale_transport_generation') && Number.isFinite(Number(current)) && !fresh) {
         // Our attempt is over (its SFU is gone or someone moved on): start a new one from the current generation.
         this.transportExpected = Number(current);
@@ -239,24 +270,25 @@ export class ParleyClient {
       WebSocketImpl: this.opts.WebSocketImpl,
     });
     window.addEventListener('online', this.onNetworkChange);
-    navigator.connection?.addEventListener?.('change', this.onNetworkChange);
+    /** @type {any} */ (navigator).connection?.addEventListener?.('change', this.onNetworkChange);
     window.addEventListener('offline', this.onOffline);
-    const connected = new Promise((resolve, reject) => {
+    const connected = /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
       const un = this.subscribe((s) => {
         if (s.connection === 'connected') { un(); resolve(); }
         else if (s.connection === 'failed' || FINAL.has(s.admission)) { un(); reject(new ParleyError({ code: s.connectionReason || s.admission })); }
       });
-    });
+    }));
     await this.signaling.connect();
     this.#startLoops();
     return connected;
   }
 
   #onSignalingState(st, d = {}) {
+    this.events.emit('signaling', { state: st, resumed: !!d.resumed, code: d.code ?? null });
     if (st === 'open') {
       this.sigOpen = true;
       this.#markStep('socketOpenAt');
-      this.store.set({ cursor: this.signaling.cursor.value });
+      this.store.set({ cursor: /** @type {SignalingClient} */ (this.signaling).cursor.value });
       // Same generation and media still alive: a socket resume. Otherwise start media for this generation.
       if (!this.rosterLoaded) {
         // Events only tell what changes after our cursor: load who is already here (and our permissions).
@@ -298,7 +330,7 @@ export class ParleyClient {
     this.lastMediaAt = performance.now(); // a new transport gets STALL_MS before it counts as silent
     this.lastMediaBytes = -1;
     const media = new MediaSession({
-      send: (m) => this.signaling.send(m),
+      send: (m) => /** @type {SignalingClient} */ (this.signaling).send(m),
       iceServers: this.iceServers,
       onRemoteTrack: (ref, track) => this.#addRemote(ref, track),
       onRemoteTrackRemoved: (ref, track) => this.#removeRemote(ref, track),
@@ -332,7 +364,7 @@ export class ParleyClient {
         // A fresh transport's offer refused as `unreachable`: a dead SFU, or a live one too slow to answer
         // the controller in time (it says the same for both). Not proof enough to flee it: a new
         // generation is requested (paced when switches follow each other quickly).
-        this.newGeneration(String(e?.message) === 'unreachable' ? 'unreachable_on_start' : 'negotiation_failed');
+        this.newGeneration(String(/** @type {any} */ (e)?.message) === 'unreachable' ? 'unreachable_on_start' : 'negotiation_failed');
       }
     }
   }
@@ -477,7 +509,7 @@ export class ParleyClient {
   /**
    * Apply one control event, in cursor order (the signaling client calls this; exposed for custom
    * transports and tests). Local enforcement (a revoked microphone) happens here.
-   * @param {Object} ev @param {string} [cursor]
+   * @param {Object} ev @param {string|null} [cursor]
    */
   handleEvent(ev, cursor) {
     if (!ev.volatile) console.debug(`parley: event ${cursor} ${ev.type} ${ev.participant_id ?? ''} ${ev.admission_state ?? ''}`);
@@ -498,6 +530,7 @@ export class ParleyClient {
     this.#runEffects(effects);
     const n = Object.keys(this.state.participants).length;
     if (n !== Object.keys(before.participants).length) this.#refreshSubscriptionsSoon();
+    for (const [type, payload] of eventsFromControl(ev, cursor ?? null)) this.events.emit(type, /** @type {any} */ (payload));
   }
 
   /**
@@ -566,7 +599,7 @@ export class ParleyClient {
 
   /** Replace local knowledge with a snapshot (+ roster); returns the snapshot's cursor. */
   async resync() {
-    const [snap, roster] = await Promise.all([this.api.snapshot(this.meetingId), this.#roster().catch(() => null)]);
+    const [snap, roster] = await Promise.all([this.api.snapshot(/** @type {string} */ (this.meetingId)), this.#roster().catch(() => null)]);
     const before = this.state;
     const next = applySnapshot(before, snap, roster);
     console.debug(`parley: snapshot ${snap.control_cursor} roster ${roster ? roster.participants.map((p) => p.participant_id + '/' + p.admission_state).join(',') : 'unavailable'}`);
@@ -581,7 +614,7 @@ export class ParleyClient {
     const participants = [];
     let cursor;
     for (let page = 0; page < 20; page++) {
-      const r = await this.api.participants(this.meetingId, cursor);
+      const r = await this.api.participants(/** @type {string} */ (this.meetingId), cursor);
       participants.push(...(r.participants || r.items || []));
       cursor = r.next_cursor;
       if (!cursor) break;
@@ -760,12 +793,12 @@ export class ParleyClient {
   async #sendCommand(cmd) {
     let r;
     try {
-      r = await this.api.command(this.meetingId, cmd.body, { idempotencyKey: cmd.key });
+      r = await this.api.command(/** @type {string} */ (this.meetingId), cmd.body, { idempotencyKey: cmd.key });
     } catch (e) {
       if (e instanceof ParleyError && (e.status === 409 || e.code === 'version_conflict' || e.code === 'stale_version')) {
         this.resync().catch(() => {});
       }
-      this.#notice('error', e.code || 'error', `${label(cmd.body.type)}: ${e.message}`);
+      this.#notice('error', /** @type {any} */ (e).code || 'error', `${label(cmd.body.type)}: ${/** @type {any} */ (e).message}`);
       cmd.settle?.({ ok: false, error: e });
       throw e;
     }
@@ -794,7 +827,7 @@ export class ParleyClient {
       if (!c || c.state === 'applied' || c.state === 'failed' || c.media_enforcement === 'applied') return;
       await sleep(150);
       try {
-        const r = await this.api.getCommand(this.meetingId, id);
+        const r = await this.api.getCommand(/** @type {string} */ (this.meetingId), id);
         const st = r.state;
         const me = r.media_enforcement || (st === 'applied' ? 'applied' : undefined);
         this.store.set((s) => ({ commands: { ...s.commands, [id]: { ...s.commands[id], state: st === 'committed' && s.commands[id]?.state === 'applied' ? 'applied' : st, ...(me ? { media_enforcement: me } : {}), ...(st === 'applied' && !s.commands[id]?.appliedAt ? { appliedAt: performance.now() } : {}) } } }));
@@ -860,6 +893,7 @@ export class ParleyClient {
     });
   }
 
+  /** @param {import('./slots.js').RemoteTrackRef} ref @param {MediaStreamTrack|null} [track] */
   #removeRemote(ref, track = null) {
     const cur = this.remoteStreams.get(ref.participantId);
     // A retired generation's track going away must not take down what the new generation shows.
@@ -946,10 +980,10 @@ export class ParleyClient {
       this.lastTransportChange = now;
       return;
     }
-    if (now - this.lastTransportChange > STALL_MS && now - (this.lastStallRestart || 0) > 5000) {
+    if (now - (this.lastTransportChange ?? now) > STALL_MS && now - (this.lastStallRestart || 0) > 5000) {
       this.lastStallRestart = now;
       console.info(`parley: no media for ${STALL_MS} ms, restarting ICE`);
-      this.media.restartIce('stalled');
+      this.media?.restartIce('stalled');
     }
   }
 
@@ -971,6 +1005,7 @@ export class ParleyClient {
     else this.#setConnection('connecting');
   }
 
+  /** @param {import('./state.js').ConnectionState} to @param {string|null} [reason] */
   #setConnection(to, reason = null) {
     const from = this.state.connection;
     if (from === to) { if (reason) this.store.set({ connectionReason: reason }); return; }
@@ -1017,7 +1052,7 @@ export class ParleyClient {
   #removeNetworkListeners() {
     window.removeEventListener('online', this.onNetworkChange);
     window.removeEventListener('offline', this.onOffline);
-    navigator.connection?.removeEventListener?.('change', this.onNetworkChange);
+    /** @type {any} */ (navigator).connection?.removeEventListener?.('change', this.onNetworkChange);
   }
 
   /**

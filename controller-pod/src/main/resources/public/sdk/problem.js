@@ -66,6 +66,8 @@ export class ParleyError extends Error {
     this.title = title;
     this.detail = detail;
     this.raw = raw;
+    /** @type {number|undefined} seconds from a Retry-After header */
+    this.retryAfter = undefined;
   }
   /** Worth retrying with the same idempotency key? */
   get retryable() {

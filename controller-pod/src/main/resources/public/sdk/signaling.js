@@ -13,7 +13,7 @@ const FATAL = new Set(['removed', 'participant_removed', 'banned', 'rejoin_forbi
  * @typedef {Object} SignalingOptions
  * @property {() => Promise<{url:string, ticket:string}>} getTicket  fresh endpoint + single-use ticket
  * @property {(msg:Object) => void} onMessage       every non-event message (answer, offer, slot_assignments, …)
- * @property {(ev:Object, cursor:string) => void} onEvent   an event to apply, in order, exactly once
+ * @property {(ev:Object, cursor:string|null) => void} onEvent   an event to apply, in order, exactly once (volatile events: cursor null)
  * @property {() => Promise<string|null>} onResync   fetch a snapshot, apply it, return its control_cursor
  * @property {(state:'connecting'|'open'|'reconnecting'|'failed'|'closed', detail?:Object) => void} onState
  * @property {typeof WebSocket} [WebSocketImpl]
@@ -30,7 +30,7 @@ export class SignalingClient {
     this.WS = o.WebSocketImpl || globalThis.WebSocket;
     this.cursor = new CursorTracker();
     this.backoff = new Backoff(o.backoff || { baseMs: 200, maxMs: 3000 });
-    this.ws = null;
+    /** @type {WebSocket|null} */ this.ws = null;
     this.closedByUser = false;
     this.everJoined = false;
     this.resyncing = false;
@@ -58,7 +58,8 @@ export class SignalingClient {
       t = await this.o.getTicket();
     } catch (e) {
       if (seq !== this.connectSeq) return;
-      if (e && e.code && FATAL.has(e.code)) { this.o.onState('failed', { code: e.code, error: e }); return; }
+      const code = /** @type {any} */ (e)?.code;
+      if (code && FATAL.has(code)) { this.o.onState('failed', { code, error: e }); return; }
       return this.#scheduleReconnect(e);
     }
     if (this.closedByUser || seq !== this.connectSeq) return;
@@ -144,7 +145,7 @@ export class SignalingClient {
     this.connect();
   }
 
-  #raw(msg) { this.ws.send(JSON.stringify(msg)); }
+  #raw(msg) { /** @type {WebSocket} */ (this.ws).send(JSON.stringify(msg)); }
 
   async #scheduleReconnect(reason) {
     if (this.closedByUser) return;

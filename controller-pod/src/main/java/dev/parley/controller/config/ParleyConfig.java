@@ -17,6 +17,7 @@ public record ParleyConfig(
         String bindAddress,
         int httpPort,
         String publicUrl,
+        CorsOrigins corsAllowedOrigins,
         List<String> etcdEndpoints,
         String internalSecret,
         long leaseTtlSeconds,
@@ -61,6 +62,7 @@ public record ParleyConfig(
                 bind,
                 port,
                 publicUrl,
+                CorsOrigins.parse(e.apply("PARLEY_CORS_ALLOWED_ORIGINS")),
                 list(or(e.apply("PARLEY_ETCD_ENDPOINTS"), "http://127.0.0.1:2379")),
                 e.apply("PARLEY_INTERNAL_SECRET"),
                 Long.parseLong(or(e.apply("PARLEY_LEASE_TTL_SECONDS"), "5")),
@@ -142,13 +144,14 @@ public record ParleyConfig(
         if (jwksUrl != null) {
             p.put("micronaut.security.token.jwt.signatures.jwks.parley.url", jwksUrl);
         }
+        corsAllowedOrigins.addMicronautProperties(p);
         return p;
     }
 
     @Override
     public String toString() {
         return "ParleyConfig[pod=" + podName + ", region=" + region + ", bind=" + bindAddress + ":" + httpPort
-                + ", publicUrl=" + publicUrl + ", etcd=" + etcdEndpoints + ", leaseTtl=" + leaseTtlSeconds
+                + ", publicUrl=" + publicUrl + ", cors=" + corsAllowedOrigins + ", etcd=" + etcdEndpoints + ", leaseTtl=" + leaseTtlSeconds
                 + "s, db=" + dbUrl + " user=" + dbUser + ", localMode=" + localMode
                 + ", devTokens=" + devTokensEnabled() + ", jwt=" + (jwtHmacSecret != null ? "hmac(***)" : "")
                 + (jwksUrl != null ? "jwks(" + jwksUrl + ")" : "")
