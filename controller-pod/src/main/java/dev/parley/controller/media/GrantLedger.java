@@ -189,7 +189,7 @@ final class GrantLedger {
 
     /**
      * Records that {@code pod} acknowledged this version of a participant; what that asks of the SFUs, or null
-     * (unknown participant, or the ack comes from an SFU it no longer is on).
+     * when nothing (also for an unknown participant, or an ack from an SFU it no longer is on).
      */
     static AckFollowUp acknowledged(MeetingGrants g, String pod, UUID pid, long version) {
         PartState s = g.parts.get(pid);
@@ -205,6 +205,9 @@ final class GrantLedger {
                 remove = true;
             }
             String old = s.releaseFrom;
+            if (!remove && old == null) {
+                return null; // the usual ack (a renewal): nothing to ask of any SFU
+            }
             s.releaseFrom = null;
             return new AckFollowUp(pid, remove, old, s.sfu);
         }
