@@ -2,6 +2,7 @@ package dev.parley.controller.recording;
 
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.media.LeaseGate;
 import dev.parley.controller.media.SfuClient;
 import dev.parley.controller.media.SfuSelector;
 import dev.parley.controller.ownership.Ownership;
@@ -41,7 +42,6 @@ public final class RecorderGrants {
     private static final Logger LOG = LoggerFactory.getLogger(RecorderGrants.class);
     /** After a move to another SFU the old one keeps the grant this long (make-before-break overlap). */
     static final long OLD_SFU_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
-    private static final long LEASE_MARGIN_MS = 300;
 
     private final Db db;
     private final Ownership ownership;
@@ -94,8 +94,7 @@ public final class RecorderGrants {
 
     /** Grant ttl for now: ≤ 3 s and ending before our lease could expire; 0 = don't grant. */
     long ttlNow() {
-        long ttl = Math.min(Grant.MAX_TTL_MS, lease.confirmedRemainingMillis() - LEASE_MARGIN_MS);
-        return ttl < 200 ? 0 : ttl;
+        return LeaseGate.ttlNow(lease);
     }
 
     /**

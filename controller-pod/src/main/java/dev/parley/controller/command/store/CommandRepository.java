@@ -1,4 +1,4 @@
-package dev.parley.controller.command;
+package dev.parley.controller.command.store;
 
 import io.micronaut.data.annotation.Query;
 import io.micronaut.data.jdbc.annotation.JdbcRepository;

@@ -1,4 +1,4 @@
-package dev.parley.controller.command;
+package dev.parley.controller.command.store;
 
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Id;
