@@ -19,8 +19,9 @@ import java.net.InetSocketAddress;
  * in {@code dev.parley.media.stun}; this class only adapts arrays to it and adds ICE's rules.
  *
  * <p>One instance per thread: it reuses its message view, its writer and the buffers wrapping the caller's arrays
- * (re-wrapped only when the caller passes a different array), so answering a check allocates no more than the
- * response's address bytes. A view returned by {@link #parse} is valid until the next call on this instance.
+ * (re-wrapped only when the caller passes a different array); the codec reuses its Mac and CRC per thread. What a
+ * check still allocates is small and per check, not per packet: the USERNAME string, the HMAC results and the
+ * mapped address bytes. A view returned by {@link #parse} is valid until the next call on this instance.
  */
 public final class IceChecks {
     public static final int BINDING_REQUEST = StunMessageType.of(StunMethod.BINDING, StunClass.REQUEST);
