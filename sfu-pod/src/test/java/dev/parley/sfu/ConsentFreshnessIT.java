@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.nimbusds.jose.jwk.ECKey;
-import dev.parley.media.ice.Stun;
+import dev.parley.media.ice.IceChecks;
 import dev.parley.platform.ticket.TicketKeys;
 import dev.parley.platform.ticket.TicketSigner;
 import dev.parley.sfu.config.SfuConfig;
@@ -101,7 +101,8 @@ class ConsentFreshnessIT {
         byte[] tid = new byte[12];
         java.util.concurrent.ThreadLocalRandom.current().nextBytes(tid);
         byte[] b = new byte[512];
-        int n = Stun.writeBindingRequest(b, 0, tid, username, 1_845_501_695L, true, 42L, true, key);
+        IceChecks ice = new IceChecks();
+        int n = ice.writeBindingRequest(b, 0, tid, username, 1_845_501_695L, true, 42L, true, key);
         udp.send(new DatagramPacket(b, n, InetAddress.getLoopbackAddress(), port));
         byte[] r = new byte[512];
         while (true) {
@@ -111,9 +112,9 @@ class ConsentFreshnessIT {
             } catch (SocketTimeoutException e) {
                 return false;
             }
-            Stun.Message m = Stun.parse(r, 0, p.getLength());
-            if (m == null || !java.util.Arrays.equals(m.transactionId, tid)) continue;
-            return m.type == Stun.BINDING_SUCCESS && Stun.verify(r, 0, m, key);
+            var m = ice.parse(r, 0, p.getLength());
+            if (m == null || !m.transactionIdEquals(tid)) continue;
+            return m.messageType() == IceChecks.BINDING_SUCCESS && IceChecks.verify(m, key);
         }
     }
 

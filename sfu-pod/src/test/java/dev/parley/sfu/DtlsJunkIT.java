@@ -8,7 +8,7 @@ import dev.parley.media.dtls.DtlsCertificate;
 import dev.parley.media.dtls.DtlsEndpoint;
 import dev.parley.media.dtls.DtlsSrtpKeys;
 import dev.parley.media.dtls.QueueDatagramTransport;
-import dev.parley.media.ice.Stun;
+import dev.parley.media.ice.IceChecks;
 import dev.parley.media.srtp.SrtpProfile;
 import dev.parley.platform.ticket.TicketKeys;
 import dev.parley.platform.ticket.TicketSigner;
@@ -122,8 +122,8 @@ class DtlsJunkIT {
                         if (n < 0) return;
                         int first = b[0] & 0xFF;
                         if (first < 4) {
-                            Stun.Message m = Stun.parse(b, 0, n);
-                            if (m != null && m.type == Stun.BINDING_SUCCESS && Stun.verify(b, 0, m, pwd)) iceDone.set(true);
+                            var m = new IceChecks().parse(b, 0, n);
+                            if (m != null && m.messageType() == IceChecks.BINDING_SUCCESS && IceChecks.verify(m, pwd)) iceDone.set(true);
                         } else if (first >= 20 && first < 64) {
                             q.offer(b, 0, n);
                         }
@@ -133,7 +133,7 @@ class DtlsJunkIT {
                     byte[] tid = new byte[12];
                     java.util.concurrent.ThreadLocalRandom.current().nextBytes(tid);
                     byte[] b = new byte[512];
-                    int n = Stun.writeBindingRequest(b, 0, tid, ufrag + ":ufA1", 1_845_501_695L, true, 42L, true, pwd);
+                    int n = new IceChecks().writeBindingRequest(b, 0, tid, ufrag + ":ufA1", 1_845_501_695L, true, 42L, true, pwd);
                     wire.send(b, 0, n);
                     return iceDone.get();
                 });

@@ -5,7 +5,8 @@ import dev.parley.media.dtls.DtlsEndpoint;
 import dev.parley.media.dtls.DtlsSrtpKeys;
 import dev.parley.media.dtls.QueueDatagramTransport;
 import dev.parley.media.ice.IceCredentials;
-import dev.parley.media.ice.Stun;
+import dev.parley.media.ice.IceChecks;
+import dev.parley.media.stun.StunMessage;
 import dev.parley.media.sdp.MediaSection;
 import dev.parley.media.sdp.SessionDescription;
 import dev.parley.media.srtp.SrtpContext;
@@ -41,6 +42,8 @@ public final class ClientTransport implements AutoCloseable {
     };
     private static final SecureRandom RANDOM = new SecureRandom();
     public final IceCredentials local = IceCredentials.random();
+    /** STUN view and writer of the receive loop (that thread only). */
+    private final IceChecks rxIce = new IceChecks();
     private final DatagramChannel ch;
     private final MediaSink sink;
     private volatile boolean iceDone, closed;
@@ -131,7 +134,7 @@ public final class ClientTransport implements AutoCloseable {
         byte[] tid = new byte[12];
         RANDOM.nextBytes(tid);
         byte[] b = new byte[256];
-        int n = Stun.writeBindingRequest(b, 0, tid, remoteUfrag + ":" + local.ufrag(), 1_845_501_695L, true,
+        int n = new IceChecks().writeBindingRequest(b, 0, tid, remoteUfrag + ":" + local.ufrag(), 1_845_501_695L, true,
                 RANDOM.nextLong(), true, remotePwd);
         send(b, 0, n);
     }
@@ -155,9 +158,9 @@ public final class ClientTransport implements AutoCloseable {
                 long now = System.nanoTime();
                 int first = b[0] & 0xFF;
                 if (first < 4) {
-                    Stun.Message m = Stun.parse(b, 0, len);
-                    if (m != null && m.type == Stun.BINDING_SUCCESS && Stun.verify(b, 0, m, remotePwd)) iceDone = true;
-                    else if (m != null && m.type == Stun.BINDING_REQUEST) answerCheck(m, b);
+                    StunMessage m = rxIce.parse(b, 0, len);
+                    if (m != null && m.messageType() == IceChecks.BINDING_SUCCESS && IceChecks.verify(m, remotePwd)) iceDone = true;
+                    else if (m != null && m.messageType() == IceChecks.BINDING_REQUEST) answerCheck(m);
                 } else if (first >= 20 && first < 64) {
                     dtlsQueue.offer(b, 0, len);
                 } else if (first >= 128 && first < 192 && rx != null) {
@@ -173,11 +176,12 @@ public final class ClientTransport implements AutoCloseable {
      * Answers the server's own connectivity checks (a full ICE agent, or libnice in lite mode, which still sends
      * triggered checks and fails the pair without an answer; the Parley SFU sends none).
      */
-    private void answerCheck(Stun.Message m, byte[] b) throws IOException {
+    private void answerCheck(StunMessage m) throws IOException {
         byte[] pwd = local.pwdBytes();
-        if (m.username == null || !m.username.startsWith(local.ufrag() + ":") || !Stun.verify(b, 0, m, pwd)) return;
+        String username = IceChecks.username(m);
+        if (username == null || !username.startsWith(local.ufrag() + ":") || !IceChecks.verify(m, pwd)) return;
         byte[] out = new byte[128];
-        send(out, 0, Stun.writeBindingSuccess(out, 0, m.transactionId, (InetSocketAddress) ch.getRemoteAddress(), pwd));
+        send(out, 0, rxIce.writeBindingSuccess(out, 0, m, (InetSocketAddress) ch.getRemoteAddress(), pwd));
     }
 
     @Override

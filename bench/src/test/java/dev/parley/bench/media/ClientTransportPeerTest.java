@@ -5,7 +5,7 @@ import dev.parley.media.dtls.DtlsEndpoint;
 import dev.parley.media.dtls.DtlsSrtpKeys;
 import dev.parley.media.dtls.QueueDatagramTransport;
 import dev.parley.media.ice.IceCredentials;
-import dev.parley.media.ice.Stun;
+import dev.parley.media.ice.IceChecks;
 import dev.parley.media.srtp.SrtpProfile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -55,21 +55,22 @@ class ClientTransportPeerTest {
             Thread reader = Thread.ofPlatform().daemon().start(() -> {
                 ByteBuffer buf = ByteBuffer.allocate(2048);
                 byte[] b = buf.array();
+                IceChecks ice = new IceChecks();
                 try {
                     while (true) {
                         buf.clear();
                         SocketAddress from = peer.receive(buf);
                         int len = buf.position();
                         if ((b[0] & 0xFF) < 4) {
-                            Stun.Message m = Stun.parse(b, 0, len);
-                            if (m.type == Stun.BINDING_REQUEST) {
+                            var m = ice.parse(b, 0, len);
+                            if (m.messageType() == IceChecks.BINDING_REQUEST) {
                                 // the client's check: answer it, then check the client as libnice does
-                                assertThat(m.username).isEqualTo(peerIce.ufrag() + ":" + client.local.ufrag());
-                                assertThat(Stun.verify(b, 0, m, peerIce.pwdBytes())).isTrue();
+                                assertThat(IceChecks.username(m)).isEqualTo(peerIce.ufrag() + ":" + client.local.ufrag());
+                                assertThat(IceChecks.verify(m, peerIce.pwdBytes())).isTrue();
                                 byte[] out = new byte[256];
-                                peer.send(ByteBuffer.wrap(out, 0, Stun.writeBindingSuccess(out, 0, m.transactionId,
+                                peer.send(ByteBuffer.wrap(out, 0, ice.writeBindingSuccess(out, 0, m,
                                         (InetSocketAddress) from, peerIce.pwdBytes())), from);
-                                int n = Stun.writeBindingRequest(out, 0, ourCheck, client.local.ufrag() + ":" + peerIce.ufrag(),
+                                int n = ice.writeBindingRequest(out, 0, ourCheck, client.local.ufrag() + ":" + peerIce.ufrag(),
                                         1_845_501_695L, false, 42, false, client.local.pwdBytes());
                                 peer.send(ByteBuffer.wrap(out, 0, n), from);
                                 if (clientAddr[0] == null) {
@@ -86,8 +87,8 @@ class ClientTransportPeerTest {
                                         }
                                     });
                                 }
-                            } else if (m.type == Stun.BINDING_SUCCESS && Arrays.equals(m.transactionId, ourCheck)) {
-                                checkAnswered.complete(Stun.verify(b, 0, m, client.local.pwdBytes()));
+                            } else if (m.messageType() == IceChecks.BINDING_SUCCESS && m.transactionIdEquals(ourCheck)) {
+                                checkAnswered.complete(IceChecks.verify(m, client.local.pwdBytes()));
                             }
                         } else if ((b[0] & 0xFF) >= 20 && (b[0] & 0xFF) < 64 && dtls[0] != null) {
                             dtls[0].offer(b, 0, len);

@@ -5,7 +5,7 @@ import dev.parley.media.dtls.DtlsEndpoint;
 import dev.parley.media.dtls.DtlsSrtpKeys;
 import dev.parley.media.dtls.QueueDatagramTransport;
 import dev.parley.media.ice.IceCredentials;
-import dev.parley.media.ice.Stun;
+import dev.parley.media.ice.IceChecks;
 import dev.parley.media.rtp.RtpPacket;
 import dev.parley.media.sdp.MediaSection;
 import dev.parley.media.sdp.SessionDescription;
@@ -40,6 +40,7 @@ final class MediaLink implements AutoCloseable {
     static final DtlsCertificate CERT = DtlsCertificate.generate();
     private static final SecureRandom RANDOM = new SecureRandom();
     final IceCredentials local = IceCredentials.random();
+    private final IceChecks rxIce = new IceChecks(); // the receive loop's STUN view
     private final DatagramChannel ch;
     private final Handler handler;
     private volatile boolean iceDone, closed;
@@ -106,7 +107,7 @@ final class MediaLink implements AutoCloseable {
         byte[] tid = new byte[12];
         RANDOM.nextBytes(tid);
         byte[] b = new byte[256];
-        int n = Stun.writeBindingRequest(b, 0, tid, remoteUfrag + ":" + local.ufrag(), 1_845_501_695L, true,
+        int n = new IceChecks().writeBindingRequest(b, 0, tid, remoteUfrag + ":" + local.ufrag(), 1_845_501_695L, true,
             RANDOM.nextLong(), true, remotePwd);
         send(b, 0, n);
     }
@@ -144,8 +145,8 @@ final class MediaLink implements AutoCloseable {
             long now = System.nanoTime();
             int first = b[0] & 0xFF;
             if (first < 4) {
-                Stun.Message m = Stun.parse(b, 0, len);
-                if (m != null && m.type == Stun.BINDING_SUCCESS && Stun.verify(b, 0, m, remotePwd)) {
+                var m = rxIce.parse(b, 0, len);
+                if (m != null && m.messageType() == IceChecks.BINDING_SUCCESS && IceChecks.verify(m, remotePwd)) {
                     iceDone = true;
                     lastInboundNanos = now;
                 }

@@ -5,7 +5,7 @@ import dev.parley.media.dtls.DtlsEndpoint;
 import dev.parley.media.dtls.DtlsSrtpKeys;
 import dev.parley.media.dtls.QueueDatagramTransport;
 import dev.parley.media.ice.IceCredentials;
-import dev.parley.media.ice.Stun;
+import dev.parley.media.ice.IceChecks;
 import dev.parley.media.rtcp.Rtcp;
 import dev.parley.media.rtp.RtpPacket;
 import dev.parley.media.srtp.SrtpContext;
@@ -46,6 +46,9 @@ public final class ClientPeerConnection implements AutoCloseable {
 
     private final DtlsCertificate certificate;
     private final IceCredentials local = IceCredentials.random();
+    /** Connectivity checks: one STUN writer for sendCheck (synchronized), one view for the receive loop. */
+    private final IceChecks checkIce = new IceChecks();
+    private final IceChecks rxIce = new IceChecks();
     private final DatagramChannel channel;
     private final long tieBreaker = RANDOM.nextLong();
     private final byte[] stunOut = new byte[256];
@@ -157,7 +160,7 @@ public final class ClientPeerConnection implements AutoCloseable {
     private synchronized void sendCheck() {
         byte[] tid = new byte[12];
         RANDOM.nextBytes(tid);
-        int n = Stun.writeBindingRequest(stunOut, 0, tid, remoteUfrag + ":" + local.ufrag(), 1_845_501_695L, true,
+        int n = checkIce.writeBindingRequest(stunOut, 0, tid, remoteUfrag + ":" + local.ufrag(), 1_845_501_695L, true,
                 tieBreaker, true, remotePwd);
         lastCheckNanos = System.nanoTime();
         send(stunOut, 0, n);
@@ -195,8 +198,8 @@ public final class ClientPeerConnection implements AutoCloseable {
             }
             int first = b[0] & 0xFF;
             if (first < 4) {
-                Stun.Message m = Stun.parse(b, 0, len);
-                if (m != null && m.type == Stun.BINDING_SUCCESS && Stun.verify(b, 0, m, remotePwd)) {
+                var m = rxIce.parse(b, 0, len);
+                if (m != null && m.messageType() == IceChecks.BINDING_SUCCESS && IceChecks.verify(m, remotePwd)) {
                     iceConnected = true;
                 }
             } else if (first >= 20 && first < 64) {

@@ -1,7 +1,8 @@
 package dev.parley.sfu.transport;
 
 import dev.parley.media.ice.IceCredentials;
-import dev.parley.media.ice.Stun;
+import dev.parley.media.ice.IceChecks;
+import dev.parley.media.stun.StunMessage;
 import dev.parley.sfu.metrics.SfuMetrics;
 import dev.parley.sfu.net.PacketHandler;
 import dev.parley.sfu.net.PacketPath;
@@ -22,6 +23,8 @@ public final class IceLiteDemux implements PacketHandler {
     private final Map<PacketPath, WebRtcTransport> byPath = new HashMap<>();
     /** Binding success responses are written here (sent before the next request arrives). */
     private final byte[] response = new byte[1600];
+    /** The STUN view, writer and array wrappers, reused for every check (media thread only). */
+    private final IceChecks ice = new IceChecks();
     private volatile boolean loopbackPeersOnly;
 
     public IceLiteDemux(SfuMetrics metrics) { this.metrics = metrics; }
@@ -67,26 +70,27 @@ public final class IceLiteDemux implements PacketHandler {
     }
 
     private void handleStun(byte[] b, int off, int len, PacketPath path, long now) {
-        Stun.Message m = Stun.parse(b, off, len);
+        StunMessage m = ice.parse(b, off, len);
         if (m == null) { metrics.drop("stun_malformed"); return; }
-        if (m.type != Stun.BINDING_REQUEST) return;   // indications, stray responses
+        if (m.messageType() != IceChecks.BINDING_REQUEST) return;   // indications, stray responses
         metrics.stunRequests.increment();
         if (loopbackPeersOnly && !((InetSocketAddress) path.remote()).getAddress().isLoopbackAddress()) {
             metrics.drop("peer_not_loopback");
             return;
         }
-        String u = m.username;
+        String u = IceChecks.username(m);
         int colon = u == null ? -1 : u.indexOf(':');
         if (colon <= 0) { metrics.drop("stun_no_username"); return; }
         WebRtcTransport t = byUfrag.get(u.substring(0, colon));
         if (t == null) { metrics.drop("stun_unknown_ufrag"); return; }
         byte[] key = t.localCredentials().pwdBytes();
-        if (!Stun.verify(b, off, m, key)) { metrics.drop("stun_auth"); return; }
+        if (!IceChecks.verify(m, key)) { metrics.drop("stun_auth"); return; }
         if (!u.substring(colon + 1).equals(t.remoteUfrag())) { metrics.drop("stun_stale_ufrag"); return; }
-        int n = Stun.writeBindingSuccess(response, 0, m.transactionId, (InetSocketAddress) path.remote(), key);
+        boolean useCandidate = IceChecks.useCandidate(m);
+        int n = ice.writeBindingSuccess(response, 0, m, (InetSocketAddress) path.remote(), key);
         path.send(response, 0, n);
         byPath.put(path, t);
-        t.onValidCheck(path, m.useCandidate, now);
+        t.onValidCheck(path, useCandidate, now);
     }
 
     @Override

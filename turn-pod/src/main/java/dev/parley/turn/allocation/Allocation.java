@@ -1,6 +1,8 @@
 package dev.parley.turn.allocation;
 
 import dev.parley.turn.link.ClientLink;
+import dev.parley.turn.tcp.TcpAllocation;
+import dev.parley.turn.tcp.TcpRelay;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 
@@ -16,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Permissions and channels are small arrays scanned linearly: a call has a handful of peers, and scanning a few
  * entries beats hashing (and allocates nothing).
  */
-public final class Allocation {
+public final class Allocation implements TcpAllocation {
     private static final int MAX_PERMISSIONS = 32;
     private static final int MAX_CHANNELS = 32;
 
@@ -36,7 +38,7 @@ public final class Allocation {
     /** The relay socket sets DF on what it sends (the Allocate carried DONT-FRAGMENT). */
     private boolean dontFragment;
     /** RFC 6062 TCP allocation: its peer data connections (the relay channel is then a listening TCP socket). */
-    private dev.parley.turn.tcp.TcpRelay tcp;
+    private TcpRelay tcp;
 
     private final InetAddress[] permPeers = new InetAddress[MAX_PERMISSIONS];
     private final long[] permExpires = new long[MAX_PERMISSIONS];
@@ -78,12 +80,13 @@ public final class Allocation {
     }
 
     /** Makes this a TCP allocation (RFC 6062); before {@code register}. */
-    public void makeTcp(dev.parley.turn.tcp.TcpRelay tcp) {
+    public void makeTcp(TcpRelay tcp) {
         this.tcp = tcp;
     }
 
     /** The TCP relay state of a TCP allocation, null for a UDP one. */
-    public dev.parley.turn.tcp.TcpRelay tcp() {
+    @Override
+    public TcpRelay tcp() {
         return tcp;
     }
 
@@ -91,6 +94,7 @@ public final class Allocation {
         return client;
     }
 
+    @Override
     public EventLoop loop() {
         return client.eventLoop();
     }
@@ -99,6 +103,7 @@ public final class Allocation {
         return relay;
     }
 
+    @Override
     public String username() {
         return username;
     }
@@ -141,6 +146,7 @@ public final class Allocation {
         this.expiresAtMillis = t;
     }
 
+    @Override
     public boolean closed() {
         return closed;
     }
@@ -349,6 +355,7 @@ public final class Allocation {
 
     // ---- bandwidth (token bucket in bytes, one second of burst) ----
 
+    @Override
     public boolean consume(int bytes) {
         long now = System.nanoTime();
         long elapsed = Math.min(now - lastRefillNanos, 1_000_000_000L); // cap: no overflow, burst stays 1 s

@@ -13,6 +13,7 @@ import dev.parley.turn.metrics.TurnMetrics;
 import dev.parley.turn.tcp.ClientSide;
 import dev.parley.turn.tcp.ConnectionRegistry;
 import dev.parley.turn.tcp.PeerConnection;
+import dev.parley.turn.tcp.TcpAllocation;
 import dev.parley.turn.tcp.PeerSide;
 import dev.parley.turn.tcp.TcpRelay;
 import io.netty.bootstrap.Bootstrap;
@@ -140,7 +141,7 @@ final class TcpAllocations {
     }
 
     private io.netty.util.concurrent.Future<?> scheduleBindTimeout(PeerConnection pc) {
-        Allocation a = pc.allocation();
+        TcpAllocation a = pc.allocation();
         return a.loop().schedule(() -> {
             if (pc.state() == PeerConnection.State.PENDING_BIND && registry.claim(pc.id(), pc)) {
                 metrics.tcpBindTimeouts.increment();
@@ -193,7 +194,7 @@ final class TcpAllocations {
         p.addLast(new ClientSide(pc));
         p.remove(StreamConnectionHandler.class);
         p.remove(StreamFrameDecoder.class); // bytes it still held after the ConnectionBind go to ClientSide
-        Allocation a = pc.allocation();
+        TcpAllocation a = pc.allocation();
         a.loop().execute(() -> {
             if (a.closed() || !pc.bind(ch)) {
                 ch.close();

@@ -1,6 +1,5 @@
 package dev.parley.turn.tcp;
 
-import dev.parley.turn.allocation.Allocation;
 import io.netty.channel.Channel;
 
 import java.net.InetSocketAddress;
@@ -14,7 +13,7 @@ import java.util.concurrent.Future;
 public final class PeerConnection {
     public enum State { CONNECTING, PENDING_BIND, BOUND, CLOSED }
 
-    private final Allocation allocation;
+    private final TcpAllocation allocation;
     private final InetSocketAddress peer;
     private int id;
     private State state;
@@ -24,11 +23,11 @@ public final class PeerConnection {
     /** Made by the relay for a Connect (true) or accepted from a peer (false): what the peer policy judged. */
     private final boolean outbound;
 
-    public PeerConnection(Allocation allocation, InetSocketAddress peer, State initial) {
+    public PeerConnection(TcpAllocation allocation, InetSocketAddress peer, State initial) {
         this(allocation, peer, initial, false);
     }
 
-    public PeerConnection(Allocation allocation, InetSocketAddress peer, State initial, boolean outbound) {
+    public PeerConnection(TcpAllocation allocation, InetSocketAddress peer, State initial, boolean outbound) {
         this.allocation = allocation;
         this.peer = peer;
         this.state = initial;
@@ -40,7 +39,7 @@ public final class PeerConnection {
         return outbound;
     }
 
-    public Allocation allocation() {
+    public TcpAllocation allocation() {
         return allocation;
     }
 

@@ -1,6 +1,5 @@
 package dev.parley.turn.tcp;
 
-import dev.parley.turn.allocation.Allocation;
 import dev.parley.turn.metrics.TurnMetrics;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -36,7 +35,7 @@ public final class PeerSide extends ChannelDuplexHandler {
             return;
         }
         int len = buf.readableBytes();
-        Allocation a = pc.allocation();
+        TcpAllocation a = pc.allocation();
         if (!a.consume(len)) {
             metrics.quotaRefusal(TurnMetrics.Quota.BANDWIDTH);
             pause(ctx.channel());
