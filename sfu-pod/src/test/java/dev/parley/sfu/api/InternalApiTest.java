@@ -1,5 +1,6 @@
 package dev.parley.sfu.api;
 
+import dev.parley.testsupport.metrics.ExportedSeries;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -169,5 +170,6 @@ class InternalApiTest {
         assertThat(m).containsPattern("(?m)^jvm_memory_used_bytes\\{").containsPattern("(?m)^process_cpu_seconds_total ")
                 .containsPattern("(?m)^process_start_time_seconds ")
                 .doesNotContainPattern("(?m)^parley_\\w*_(ms|us|bps)(_|\\{| )");
+        assertThat(ExportedSeries.missingFrom(m, "sfu")).as("docs/observability.md's SFU series on /metrics").isEmpty();
     }
 }
