@@ -106,12 +106,12 @@ public final class GrantService {
         this.selector = selector;
         this.commands = commands;
         this.sessions = sessions;
-        this.enforcementLag = Timer.builder("authorization_enforcement_lag")
+        this.enforcementLag = Timer.builder("parley_authorization_enforcement_lag")
                 .description("commit of a permission change until every SFU enforces it (applied)")
                 .publishPercentiles(0.5, 0.99).register(meters);
-        this.released = Counter.builder("sfu_participants_released")
+        this.released = Counter.builder("parley_sfu_participants_released")
                 .description("participants released (DELETE) at the SFU they moved away from").register(meters);
-        meters.gauge("active_meetings", meetings, Map::size);
+        meters.gauge("parley_active_meetings", meetings, Map::size);
         ownership.onAcquired(this::acquired);
         ownership.onLost(meetings::remove);
         for (int i = 0; i < APPLIED_WRITERS; i++) {

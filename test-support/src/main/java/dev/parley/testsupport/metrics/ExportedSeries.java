@@ -20,7 +20,7 @@ public final class ExportedSeries {
     public record Series(String name, Set<String> pods, String type) {
     }
 
-    private static final Pattern ROW = Pattern.compile("^\\| `([a-z_:][a-z0-9_:]*)` \\| ([a-z, ]+) \\| ([a-z]+) \\|");
+    private static final Pattern ROW = Pattern.compile("^\\| `([a-z_:][a-z0-9_:]*)` \\| ([a-z, -]+) \\| ([a-z]+) \\|");
 
     private ExportedSeries() {
     }
