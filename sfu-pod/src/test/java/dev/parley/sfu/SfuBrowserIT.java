@@ -131,7 +131,7 @@ class SfuBrowserIT {
                     }
                 }
                 String metrics = metricsText();
-                assertThat(metrics).containsPattern("(?m)^parley_sfu_subscriber_estimate_bps_count [1-9]")
+                assertThat(metrics).containsPattern("(?m)^parley_sfu_subscriber_estimate_bytes_per_second_count [1-9]")
                         .containsPattern("(?m)^parley_sfu_video_slots_forwarding\\{spatial=\"0\"\\} [1-9]")
                         .doesNotContain("participant_id");
             });

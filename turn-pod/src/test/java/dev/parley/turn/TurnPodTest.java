@@ -1,5 +1,6 @@
 package dev.parley.turn;
 
+import dev.parley.testsupport.metrics.ExportedSeries;
 import dev.parley.media.stun.StunClass;
 import dev.parley.platform.turn.TurnCredential;
 import dev.parley.turn.support.TestTurnClient;
@@ -67,6 +68,10 @@ class TurnPodTest {
         assertThat(metrics).contains("parley_turn_allocations 1", "parley_turn_auth_failures_total{reason=\"missing_integrity\"} 1",
                 "parley_turn_relayed_packets_total{direction=\"client_to_peer\"} 0", "# TYPE parley_turn_allocations gauge");
         assertThat(metrics).doesNotContain("participant-secret-name").doesNotContain(cred.password());
+        // every pod: JVM and process series next to its own (docs/observability.md)
+        assertThat(metrics).containsPattern("(?m)^jvm_memory_used_bytes\\{").containsPattern("(?m)^process_cpu_seconds_total ")
+                .containsPattern("(?m)^process_start_time_seconds ");
+        assertThat(ExportedSeries.missingFrom(metrics, "turn")).as("docs/observability.md's TURN series on /metrics").isEmpty();
         assertThat(get("/state", "Bearer internal-s3cret").body()).contains("\"state\":\"ACTIVE\"", "\"allocations\":1", "\"relayed_bps\"");
 
         assertThat(post("/drain", null).statusCode()).isEqualTo(401);

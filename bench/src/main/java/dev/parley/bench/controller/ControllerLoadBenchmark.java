@@ -260,9 +260,9 @@ public final class ControllerLoadBenchmark {
         StringBuilder sb = new StringBuilder("server side (controller's Micrometer summaries, seconds): "
                 + "authorization_enforcement_lag = revocation committed -> applied; request_latency per operation");
         for (String line : prom.split("\n")) {
-            if (line.startsWith("authorization_enforcement_lag_seconds{") || line.startsWith("authorization_enforcement_lag_seconds_count")
-                    || line.startsWith("authorization_enforcement_lag_seconds_max")
-                    || (line.startsWith("request_latency_seconds{") && !line.contains("0.95"))) {
+            if (line.startsWith("parley_authorization_enforcement_lag_seconds{") || line.startsWith("parley_authorization_enforcement_lag_seconds_count")
+                    || line.startsWith("parley_authorization_enforcement_lag_seconds_max")
+                    || (line.startsWith("parley_request_latency_seconds{") && !line.contains("0.95"))) {
                 sb.append("\n  ").append(line);
             }
         }

@@ -230,11 +230,11 @@ public final class SfuLoadBench {
         return new long[]{e, g};
     }
 
-    /** Cumulative bucket counts of parley_sfu_forward_latency_us. */
+    /** Cumulative bucket counts of parley_sfu_forward_latency_seconds (bounds: SfuMetrics.LATENCY_BUCKETS_US). */
     private static long[] histogram(String metrics) {
         List<Long> r = new ArrayList<>();
         for (String l : metrics.split("\n")) {
-            if (l.startsWith("parley_sfu_forward_latency_us_bucket")) r.add((long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)));
+            if (l.startsWith("parley_sfu_forward_latency_seconds_bucket")) r.add((long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)));
         }
         return r.stream().mapToLong(Long::longValue).toArray();
     }

@@ -59,7 +59,7 @@ public final class Enforcement {
     public Enforcement(AppliedLedger ledger, SessionHub sessions, MeterRegistry meters) {
         this.ledger = ledger;
         this.sessions = sessions;
-        this.enforcementLag = Timer.builder("authorization_enforcement_lag")
+        this.enforcementLag = Timer.builder("parley_authorization_enforcement_lag")
                 .description("commit of a permission change until every SFU enforces it (applied)")
                 .publishPercentiles(0.5, 0.99).register(meters);
         for (int i = 0; i < APPLIED_WRITERS; i++) {

@@ -43,12 +43,12 @@ public final class GrantService {
         this.store = new GrantStore(db);
         this.gate = new LeaseGate(lease);
         this.enforcement = enforcement;
-        Counter released = Counter.builder("sfu_participants_released")
+        Counter released = Counter.builder("parley_sfu_participants_released")
                 .description("participants released (DELETE) at the SFU they moved away from").register(meters);
         OldSfuFallback fallback = new OldSfuFallback();
         this.pusher = new GrantPusher(ledger, gate, fallback, sfus, selector, sessions, ownership, enforcement, released);
         this.renewer = new GrantRenewer(ledger, gate, fallback, pusher, selector, sessions, enforcement);
-        meters.gauge("active_meetings", ledger.meetings(), Map::size);
+        meters.gauge("parley_active_meetings", ledger.meetings(), Map::size);
         ownership.onAcquired(this::acquired);
         ownership.onLost(meetingId -> {
             ledger.remove(meetingId);

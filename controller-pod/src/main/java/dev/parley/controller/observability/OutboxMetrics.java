@@ -9,12 +9,12 @@ import jakarta.inject.Singleton;
 import java.sql.ResultSet;
 import java.sql.Statement;
 
-/** {@code outbox_oldest_unpublished_age} (seconds) read from PostgreSQL when scraped. */
+/** {@code parley_outbox_oldest_unpublished_age_seconds} read from PostgreSQL when scraped. */
 @Context
 @Singleton
 public class OutboxMetrics {
     public OutboxMetrics(MeterRegistry meters, Db db) {
-        Gauge.builder("outbox_oldest_unpublished_age", db, OutboxMetrics::oldestAge)
+        Gauge.builder("parley_outbox_oldest_unpublished_age", db, OutboxMetrics::oldestAge)
                 .description("age in seconds of the oldest outbox event not yet published")
                 .baseUnit("seconds").register(meters);
     }

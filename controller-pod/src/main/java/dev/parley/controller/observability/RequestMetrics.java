@@ -9,7 +9,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
-/** {@code request_latency} per operation (p50/p95/p99) and {@code duplicate_event_rate} (replayed requests). */
+/**
+ * {@code parley_request_latency_seconds} per operation (p50/p95/p99), {@code parley_join_to_media_ready_seconds} and
+ * {@code parley_duplicate_events_total} (replayed requests; seed 000's duplicate_event_rate is its rate()). Timers
+ * record in seconds: a unit in the name (the old join_to_media_ready_ms) would end up as "_ms_seconds".
+ */
 @io.micronaut.context.annotation.Context
 @Singleton
 public class RequestMetrics {
@@ -20,10 +24,10 @@ public class RequestMetrics {
 
     public RequestMetrics(MeterRegistry meters) {
         this.meters = meters;
-        this.duplicates = Counter.builder("duplicate_event_rate")
+        this.duplicates = Counter.builder("parley_duplicate_events")
                 .description("requests answered from an idempotency record instead of being executed again")
                 .register(meters);
-        this.joinToMediaReady = Timer.builder("join_to_media_ready_ms")
+        this.joinToMediaReady = Timer.builder("parley_join_to_media_ready")
                 .description("admission until the SFU answered the first offer of the participant")
                 .publishPercentiles(0.5, 0.95, 0.99).register(meters);
     }
@@ -33,7 +37,7 @@ public class RequestMetrics {
     }
 
     public <T> T time(String operation, Supplier<T> work) {
-        Timer t = timers.computeIfAbsent(operation, op -> Timer.builder("request_latency").tag("operation", op)
+        Timer t = timers.computeIfAbsent(operation, op -> Timer.builder("parley_request_latency").tag("operation", op)
                 .publishPercentiles(0.5, 0.95, 0.99).register(meters));
         long start = System.nanoTime();
         try {

@@ -77,8 +77,8 @@ public final class OutboxRelay {
         this.cfg = cfg;
         this.leaderKey = new LeaderKey(etcd, lease, LEADER_KEY, cfg.podName());
         this.maxAttempts = cfg.webhookMaxAttempts();
-        this.delivered = Counter.builder("outbox_events_published").register(meters);
-        this.deadLettered = Counter.builder("outbox_events_dead_lettered").register(meters);
+        this.delivered = Counter.builder("parley_outbox_events_published").register(meters);
+        this.deadLettered = Counter.builder("parley_outbox_events_dead_lettered").register(meters);
         exec.scheduleWithFixedDelay(this::round, 200, 200, TimeUnit.MILLISECONDS);
     }
 

@@ -60,13 +60,13 @@ public class RecordingRetention {
         this.storage = storage;
         this.defaultDays = defaultDays;
         this.batch = batch;
-        this.deleted = Counter.builder("recording_retention_deleted")
+        this.deleted = Counter.builder("parley_recording_retention_deleted")
                 .description("recordings deleted after their retention period (objects and row)").register(meters);
-        this.objectsDeleted = Counter.builder("recording_retention_objects_deleted")
+        this.objectsDeleted = Counter.builder("parley_recording_retention_objects_deleted")
                 .description("objects deleted by the recording retention job").register(meters);
-        this.bytesDeleted = Counter.builder("recording_retention_deleted_bytes")
+        this.bytesDeleted = Counter.builder("parley_recording_retention_deleted_bytes")
                 .description("bytes of objects deleted by the recording retention job").baseUnit("bytes").register(meters);
-        this.failures = Counter.builder("recording_retention_failures")
+        this.failures = Counter.builder("parley_recording_retention_failures")
                 .description("recordings whose deletion failed (retried on the next run)").register(meters);
     }
 

@@ -111,11 +111,11 @@ public final class RosterProjector {
         this.db = db;
         this.cfg = cfg;
         this.leaderKey = new LeaderKey(etcd, lease, LEADER_KEY, cfg.podName());
-        this.applied = Counter.builder("roster_projection_events_applied")
+        this.applied = Counter.builder("parley_roster_projection_events_applied")
                 .description("roster events applied to the read model (re-applied duplicates included)").register(meters);
-        this.skipped = Counter.builder("roster_projection_events_skipped")
+        this.skipped = Counter.builder("parley_roster_projection_events_skipped")
                 .description("roster events without a readable participant document (logged, not applied)").register(meters);
-        Gauge.builder("roster_projection_lag", db, RosterProjector::lag)
+        Gauge.builder("parley_roster_projection_lag", db, RosterProjector::lag)
                 .description("control events committed but not yet examined by the roster projection (all meetings)")
                 .baseUnit("events").register(meters);
         exec.scheduleWithFixedDelay(this::round, POLL_MILLIS, POLL_MILLIS, TimeUnit.MILLISECONDS);

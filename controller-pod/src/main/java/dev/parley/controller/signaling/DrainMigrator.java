@@ -45,7 +45,7 @@ public final class DrainMigrator {
     public DrainMigrator(SessionRegistry sessions, SfuSelector selector, MeterRegistry meters) {
         this.sessions = sessions;
         this.selector = selector;
-        this.asked = Counter.builder("sfu_drain_migration_requests")
+        this.asked = Counter.builder("parley_sfu_drain_migration_requests")
                 .description("new_generation_required messages sent to move participants off a draining SFU")
                 .register(meters);
         timer.scheduleWithFixedDelay(this::scan, SCAN_MILLIS, SCAN_MILLIS, TimeUnit.MILLISECONDS);

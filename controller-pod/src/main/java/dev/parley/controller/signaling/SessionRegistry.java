@@ -50,7 +50,7 @@ public class SessionRegistry implements SessionHub {
         this.db = db;
         this.log = log;
         this.link = link;
-        meters.gauge("active_connections", byMeeting, m -> m.values().stream().mapToInt(Set::size).sum());
+        meters.gauge("parley_active_connections", byMeeting, m -> m.values().stream().mapToInt(Set::size).sum());
     }
 
     void add(Conn c) {

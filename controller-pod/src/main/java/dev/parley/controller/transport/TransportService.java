@@ -46,7 +46,7 @@ public class TransportService {
         this.signer = signer;
         this.ice = ice;
         this.cfg = cfg;
-        this.staleGeneration = Counter.builder("stale_generation_rejected")
+        this.staleGeneration = Counter.builder("parley_stale_generation_rejected")
                 .description("transport requests refused for naming an old transport generation").register(meters);
     }
 

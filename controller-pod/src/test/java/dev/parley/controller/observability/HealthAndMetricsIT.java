@@ -1,5 +1,6 @@
 package dev.parley.controller.observability;
 
+import dev.parley.testsupport.metrics.ExportedSeries;
 import dev.parley.controller.auth.CachingTokenValidator;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
@@ -23,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Health reflects PostgreSQL and the etcd lease; Prometheus exposes seed 000's metric names; OpenAPI served
- * and complete: every public route is in the hand-written document, every internal route in docs/controller.md.
+ * Health reflects PostgreSQL and the etcd lease; {@code /metrics} exposes seed 000's metrics under Prometheus names
+ * (docs/observability.md); OpenAPI served and complete: every public route is in the hand-written document, every internal route in docs/controller.md.
  */
 class HealthAndMetricsIT {
     @RegisterExtension
@@ -85,16 +86,33 @@ class HealthAndMetricsIT {
         assertThat(health.status()).as(health.raw()).isEqualTo(200);
         assertThat(health.raw()).contains("etcd-lease").contains("jdbc");
 
-        var prom = h.call(h.base(0), "GET", "/prometheus", null, null, null, null);
+        var prom = h.call(h.base(0), "GET", "/metrics", null, null, null, null);
         assertThat(prom.status()).isEqualTo(200);
-        for (String name : new String[]{"request_latency_seconds", "authorization_enforcement_lag_seconds",
-                "outbox_oldest_unpublished_age_seconds", "stale_generation_rejected_total", "duplicate_event_rate_total",
-                "active_meetings", "active_connections", "join_to_media_ready_ms"}) {
-            assertThat(prom.raw()).as(name).contains(name);
+        for (String name : new String[]{"parley_request_latency_seconds", "parley_authorization_enforcement_lag_seconds",
+                "parley_outbox_oldest_unpublished_age_seconds", "parley_stale_generation_rejected_total",
+                "parley_duplicate_events_total", "parley_active_meetings", "parley_active_connections",
+                "parley_join_to_media_ready_seconds", "parley_process_lease_confirmed"}) {
+            assertThat(prom.raw()).as(name).containsPattern("(?m)^" + name + "(\\{[^}]*})? ");
         }
         assertThat(prom.raw()).contains("operation=\"command\"");
+        // Prometheus naming (docs/observability.md): base units, no unit doubled into the name, JVM and process series
+        assertThat(prom.raw()).doesNotContain("_ms_seconds").doesNotContain("duplicate_event_rate")
+                .doesNotContainPattern("(?m)^parley_\\w*_(ms|us|bps)(_|\\{| )")
+                .containsPattern("(?m)^jvm_memory_used_bytes\\{").containsPattern("(?m)^process_cpu_usage ")
+                .containsPattern("(?m)^process_start_time_seconds ");
+        assertThat(ExportedSeries.missingFrom(prom.raw(), "controller")).as("docs/observability.md's controller series").isEmpty();
+        // every series the controller registers itself is a parley_ one (no unprefixed meter slipped in)
+        for (String line : prom.raw().split("\n")) {
+            if (line.startsWith("# TYPE ")) {
+                String name = line.split(" ")[2];
+                assertThat(name).as("meter %s", name).matches("(parley|jvm|process|system|executor|logback|hikaricp|jdbc)_.*");
+            }
+        }
         // the outbox age is a number read from PostgreSQL (NaN would mean the query failed)
-        assertThat(prom.raw()).containsPattern("(?m)^outbox_oldest_unpublished_age_seconds(\\{[^}]*})? [0-9]");
+        assertThat(prom.raw()).containsPattern("(?m)^parley_outbox_oldest_unpublished_age_seconds(\\{[^}]*})? [0-9]");
+        // Micronaut's /prometheus endpoint stays (same registry)
+        assertThat(h.call(h.base(0), "GET", "/prometheus", null, null, null, null).raw())
+                .contains("parley_outbox_oldest_unpublished_age_seconds");
 
         var openapi = h.call(h.base(0), "GET", "/openapi/parley.yml", null, null, null, null);
         assertThat(openapi.status()).isEqualTo(200);
@@ -109,6 +127,9 @@ class HealthAndMetricsIT {
         h.controllers.get(0).getBean(ProcessLease.class).haltKeepAlive();
         await().atMost(Duration.ofSeconds(4)).until(() ->
                 h.call(h.base(0), "GET", "/health/readiness", null, null, null, null).status() == 503);
+        // ... and the lease-loss alert's gauge says so (manifests/monitoring)
+        assertThat(h.call(h.base(0), "GET", "/metrics", null, null, null, null).raw())
+                .containsPattern("(?m)^parley_process_lease_confirmed(\\{[^}]*})? 0\\.0$");
         h.controllers.get(0).getBean(ProcessLease.class).resumeKeepAlive();
     }
 }

@@ -1,5 +1,6 @@
 package dev.parley.controller.retention;
 
+import dev.parley.testsupport.metrics.ExportedSeries;
 import dev.parley.controller.recording.RecordingStorageFixture;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.Scenario;
@@ -163,12 +164,13 @@ class RecordingRetentionIT {
             assertThat(keys(job)).as("objects of " + job).isNotEmpty();
             assertThat(h.count("SELECT count(*) FROM recording_jobs WHERE job_id = '" + job + "'")).isEqualTo(1);
         }
-        assertThat(counter(0, "recording_retention_deleted") + counter(1, "recording_retention_deleted"))
+        assertThat(counter(0, "parley_recording_retention_deleted") + counter(1, "parley_recording_retention_deleted"))
                 .isEqualTo(expired.size());
-        assertThat(counter(0, "recording_retention_objects_deleted") + counter(1, "recording_retention_objects_deleted"))
+        assertThat(counter(0, "parley_recording_retention_objects_deleted") + counter(1, "parley_recording_retention_objects_deleted"))
                 .isEqualTo(expired.size() * OBJECTS.length);
         var prom = h.call(h.base(0), "GET", "/prometheus", null, null, null, null);
-        assertThat(prom.raw()).contains("recording_retention_deleted_total");
+        assertThat(prom.raw()).contains("parley_recording_retention_deleted_total");
+        assertThat(ExportedSeries.missingFrom(prom.raw(), "controller-recordings")).as("docs/observability.md").isEmpty();
 
         // idempotent: nothing left to do
         assertThat(retention(0).runOnce()).isEmpty();
@@ -192,14 +194,14 @@ class RecordingRetentionIT {
 
         // storage down: the row stays (counted as a failure), the next run deletes it
         String late = finished(defaultRetention, "ready", "40 days");
-        double failuresBefore = counter(0, "recording_retention_failures");
+        double failuresBefore = counter(0, "parley_recording_retention_failures");
         s3.stop();
         try {
             assertThat(retention(0).runOnce()).isEmpty();
         } finally {
             s3.restart();
         }
-        assertThat(counter(0, "recording_retention_failures")).isEqualTo(failuresBefore + 1);
+        assertThat(counter(0, "parley_recording_retention_failures")).isEqualTo(failuresBefore + 1);
         assertThat(h.count("SELECT count(*) FROM recording_jobs WHERE job_id = '" + late + "'")).isEqualTo(1);
         assertThat(keys(late)).hasSize(OBJECTS.length);
         List<RecordingRetention.Deletion> retried = retention(0).runOnce();
@@ -214,7 +216,7 @@ class RecordingRetentionIT {
         await().atMost(Duration.ofSeconds(60)).until(() ->
                 h.count("SELECT count(*) FROM recording_jobs WHERE job_id = '" + scheduled + "'") == 0);
         assertThat(keys(scheduled)).isEmpty();
-        assertThat(counter(2, "recording_retention_deleted")).isEqualTo(1);
+        assertThat(counter(2, "parley_recording_retention_deleted")).isEqualTo(1);
     }
 
     @Test

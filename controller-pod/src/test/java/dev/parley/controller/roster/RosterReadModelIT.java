@@ -405,7 +405,7 @@ class RosterReadModelIT {
         assertThat(page(s, s.hostToken, "?cursor=not-a-uuid").status()).isEqualTo(400);
 
         // the page may lag: while another holder keeps the meeting's projection lock, a join is committed (and
-        // visible to the API) but not yet on the page, and roster_projection_lag counts it
+        // visible to the API) but not yet on the page, and parley_roster_projection_lag_events counts it
         UUID mid = UUID.fromString(m);
         String late;
         try (Connection blocker = h.db(); var st = blocker.createStatement()) {
@@ -417,13 +417,13 @@ class RosterReadModelIT {
             assertThat(entry(allPages(s, 100), late)).isNull();
             assertThat(h.count("SELECT count(*) FROM meeting_participants WHERE participant_id = '" + late + "'")).isEqualTo(1);
             var prom = h.call(h.base(live()), "GET", "/prometheus", null, null, null, null);
-            assertThat(prom.raw()).containsPattern("(?m)^roster_projection_lag_events(\\{[^}]*})? [1-9]");
+            assertThat(prom.raw()).containsPattern("(?m)^parley_roster_projection_lag_events(\\{[^}]*})? [1-9]");
             st.execute("SELECT pg_advisory_unlock(" + RosterProjector.LOCK_CLASS + ", " + mid.hashCode() + ")");
         }
         awaitEntry(s, late, "display_name", "Late");
         awaitCaughtUp(m);
         await().atMost(CATCH_UP).untilAsserted(() -> assertThat(h.call(h.base(live()), "GET", "/prometheus", null, null,
-                null, null).raw()).containsPattern("(?m)^roster_projection_lag_events(\\{[^}]*})? 0\\.0$"));
+                null, null).raw()).containsPattern("(?m)^parley_roster_projection_lag_events(\\{[^}]*})? 0\\.0$"));
     }
 
     @Test
@@ -515,7 +515,7 @@ class RosterReadModelIT {
         String m = s.meetingId;
         awaitCaughtUp(m);
         MeterRegistry meters = h.controllers.get(live()).getBean(MeterRegistry.class);
-        double skippedBefore = meters.counter("roster_projection_events_skipped").count();
+        double skippedBefore = meters.counter("parley_roster_projection_events_skipped").count();
         // a committed participant event whose payload lacks the document (written as a business transaction would:
         // outbox row and control sequence step together)
         try (Connection c = h.db()) {
@@ -529,7 +529,7 @@ class RosterReadModelIT {
             c.commit();
         }
         awaitCaughtUp(m);
-        assertThat(meters.counter("roster_projection_events_skipped").count()).isEqualTo(skippedBefore + 1);
+        assertThat(meters.counter("parley_roster_projection_events_skipped").count()).isEqualTo(skippedBefore + 1);
         // the host's entry is untouched and later events of the meeting still apply
         assertThat(entry(allPages(s, 100), s.hostPid).get("admission_state").asText()).isEqualTo("admitted");
         String late = join(s, ControllerHarness.token(s.tenant, UUID.randomUUID()), "After").text("participant_id");
@@ -562,7 +562,7 @@ class RosterReadModelIT {
                 + "OR event_type = 'meeting.ending'");
         assertThat(after - projectedBefore).isEqualTo(3);
         double applied = h.controllers.get(live()).getBean(MeterRegistry.class)
-                .counter("roster_projection_events_applied").count();
+                .counter("parley_roster_projection_events_applied").count();
         assertThat(applied).isEqualTo(3.0);
     }
 }

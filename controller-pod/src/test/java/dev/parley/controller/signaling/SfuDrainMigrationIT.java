@@ -101,7 +101,7 @@ class SfuDrainMigrationIT {
             }
         }
         String metrics = h.call(h.base(0), "GET", "/prometheus", null, null, null, null).raw();
-        assertThat(metrics).contains("sfu_drain_migration_requests_total", "sfu_participants_released_total");
+        assertThat(metrics).contains("parley_sfu_drain_migration_requests_total", "parley_sfu_participants_released_total");
         for (WsClient ws : oldSockets) {
             ws.close();
         }

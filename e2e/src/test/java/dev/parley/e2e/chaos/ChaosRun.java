@@ -471,7 +471,7 @@ final class ChaosRun implements AutoCloseable {
             + etcdKeys("/parley/v1/recordings/", "/runner"));
         long sockets = 0;
         for (Pod c : platform.controllers) {
-            if (c.alive()) sockets += (long) metric("http://127.0.0.1:" + c.internalPort + "/prometheus", "active_connections");
+            if (c.alive()) sockets += (long) metric("http://127.0.0.1:" + c.internalPort + "/prometheus", "parley_active_connections");
         }
         out.put("signaling sockets", sockets);
         long total = pgCount("");

@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.DoubleAdder;
 /**
  * The operator's Prometheus metrics (text exposition format 0.0.4, served at {@code /metrics} by the health
  * server): reconciles and their failures per resource kind (fed by JOSDK through its {@link Metrics} hook), scale
- * decisions, drains in progress and finished, registry outages, and per-pool availability. No client library: a
- * handful of labelled counters and gauges is all it needs.
+ * decisions, drains in progress and finished, registry outages, and per-pool availability. Hand-written (a handful
+ * of labelled counters and gauges), followed by the JVM and process series of client_java's JVM instrumentation.
  */
 public final class OperatorMetrics implements Metrics {
     static final String RECONCILES = "parley_operator_reconciles_total";
@@ -34,6 +34,7 @@ public final class OperatorMetrics implements Metrics {
             POOL_PODS, new String[]{"gauge", "pods of a pool (serving, not draining)"},
             POOL_AVAILABILITY, new String[]{"gauge", "share of reconciles in which the pool had at least minReplicas ready"});
 
+    private final JvmProcessMetrics jvm = new JvmProcessMetrics();
     /** metric name → rendered label set → value. */
     private final Map<String, SortedMap<String, DoubleAdder>> counters = new ConcurrentHashMap<>();
     private final Map<String, SortedMap<String, Double>> gauges = new ConcurrentHashMap<>();
@@ -97,6 +98,7 @@ public final class OperatorMetrics implements Metrics {
                 g.forEach((l, v) -> sb.append(name).append(l).append(' ').append(format(v)).append('\n'));
             }
         });
+        jvm.appendTo(sb);
         return sb.toString();
     }
 

@@ -6,7 +6,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
-/** Counters and gauges in Prometheus text format (no client library needed for a handful of series). */
+/**
+ * Counters and gauges in Prometheus text format (hand-written: a handful of series), followed by the JVM and
+ * process series of client_java's JVM instrumentation.
+ */
 public final class RecorderMetrics {
     public static final String SEGMENTS_UPLOADED = "parley_recorder_segments_uploaded_total";
     public static final String UPLOAD_RETRIES = "parley_recorder_upload_retries_total";
@@ -31,6 +34,7 @@ public final class RecorderMetrics {
             BUFFER_SEGMENTS, "Segments waiting in the local buffer for upload",
             BUFFER_BYTES, "Bytes waiting in the local buffer for upload");
 
+    private final JvmProcessMetrics jvm = new JvmProcessMetrics();
     private final ConcurrentHashMap<String, LongAdder> counters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, LongSupplier> gauges = new ConcurrentHashMap<>();
 
@@ -69,7 +73,7 @@ public final class RecorderMetrics {
 
     public String render() {
         TreeMap<String, Long> all = new TreeMap<>();
-        counters.forEach((k, v) -> all.put(k, v.sum()));
+        counters.forEach((k, v) -> all.merge(withoutTrack(k), v.sum(), Long::sum));
         gauges.forEach((k, v) -> all.put(k, v.getAsLong()));
         StringBuilder sb = new StringBuilder();
         String lastName = null;
@@ -82,7 +86,23 @@ public final class RecorderMetrics {
             }
             sb.append(e.getKey()).append(' ').append(e.getValue()).append('\n');
         }
+        jvm.appendTo(sb);
         return sb.toString();
+    }
+
+    /**
+     * The series as exported: without the {@code track} label. Track ids are {@code {publisher}_{mid}}, a participant
+     * id in a label (personal data, one series per participant); the cells stay per track for {@link #value} and the
+     * run's own accounting, the scrape sums them.
+     */
+    public static String withoutTrack(String series) {
+        int open = series.indexOf('{');
+        if (open < 0) {
+            return series;
+        }
+        String labels = series.substring(open + 1, series.length() - 1).replaceAll("(^|,)track=\"(?:[^\"\\\\]|\\\\.)*\"", "")
+                .replaceFirst("^,", "");
+        return labels.isEmpty() ? series.substring(0, open) : series.substring(0, open) + "{" + labels + "}";
     }
 
     private static String series(String name, String labels) {

@@ -83,7 +83,8 @@ class RecordingIT {
         assertThat(get(http, base + "/readyz").statusCode()).isEqualTo(200);
         String metrics = get(http, base + "/metrics").body();
         assertThat(metrics).contains("# TYPE parley_recorder_segments_uploaded_total counter")
-                .contains("parley_recorder_rtp_packets_total{track=\"cam\"}").contains("parley_recorder_buffer_bytes");
+                .containsPattern("(?m)^parley_recorder_rtp_packets_total [1-9]").doesNotContain("track=").contains("parley_recorder_buffer_bytes")
+                .containsPattern("(?m)^jvm_memory_used_bytes\\{").containsPattern("(?m)^process_cpu_seconds_total ");
         var noSecret = http.send(HttpRequest.newBuilder(URI.create(base + "/stop"))
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(noSecret.statusCode()).isEqualTo(401);

@@ -7,8 +7,9 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * Counters and gauges in Prometheus text format. Rates (ingress_bps, egress_bps, packets_per_second) are
- * computed over the last completed second by {@link #tick}.
+ * Counters and gauges in Prometheus text format, plus the JVM and process series. Rates (ingress_bps, egress_bps,
+ * packets_per_second, for {@code /state} and the registry's load) are computed over the last completed second by
+ * {@link #tick}; {@code /metrics} exports the byte and packet counters instead.
  */
 public final class SfuMetrics {
     public final LongAdder ingressBytes = new LongAdder(), egressBytes = new LongAdder();
@@ -34,6 +35,7 @@ public final class SfuMetrics {
                 new long[LAYER_GAUGE_SLOTS], 0);
     }
     private volatile SubscriberSnapshot subscribers = SubscriberSnapshot.EMPTY;
+    private final JvmProcessMetrics jvm = new JvmProcessMetrics();
 
     public void subscriberSnapshot(SubscriberSnapshot s) { subscribers = s; }
     public SubscriberSnapshot subscriberSnapshot() { return subscribers; }
@@ -52,6 +54,8 @@ public final class SfuMetrics {
     public static final long[] LATENCY_BUCKETS_US = {25, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 10000, 20000, 50000};
     /** Written by the media thread only (release stores, no locked add per packet); read by the scrape. */
     private final java.util.concurrent.atomic.AtomicLongArray latency = new java.util.concurrent.atomic.AtomicLongArray(LATENCY_BUCKETS_US.length + 1);
+    /** The exported {@code le} labels: the µs and bps bounds above in seconds and bytes per second. */
+    private static final String[] LATENCY_LE = le(LATENCY_BUCKETS_US, 6), ESTIMATE_LE = le(bytes(ESTIMATE_BUCKETS_BPS), 0);
     private final java.util.concurrent.atomic.AtomicLong latencySumUs = new java.util.concurrent.atomic.AtomicLong();
     private final Map<String, LongSupplier> gauges = new ConcurrentHashMap<>();
     private volatile long ingressBps, egressBps, pps;
@@ -118,15 +122,18 @@ public final class SfuMetrics {
     public long egressBps() { return egressBps; }
     public long packetsPerSecond() { return pps; }
 
+    /**
+     * Prometheus text: base units (seconds, bytes), counters end in {@code _total}, no per-meeting or per-participant
+     * labels (docs/observability.md). The media thread keeps counting in µs and bps; only the export converts.
+     */
     public String prometheus() {
-        StringBuilder sb = new StringBuilder();
-        gaugeLine(sb, "parley_sfu_ingress_bps", "Ingress bits per second (last second)", ingressBps);
-        gaugeLine(sb, "parley_sfu_egress_bps", "Egress bits per second (last second)", egressBps);
-        gaugeLine(sb, "parley_sfu_packets_per_second", "Forwarded packets per second (last second)", pps);
-        gaugeLine(sb, "parley_sfu_packet_queue_age_ms", "Max receipt-to-send time over the last second", queueAgeMaxMicros / 1000.0);
+        StringBuilder sb = new StringBuilder(16 * 1024);
+        gaugeLine(sb, "parley_sfu_packet_queue_age_seconds", "Max receipt-to-send time over the last second", queueAgeMaxMicros / 1e6);
         for (Map.Entry<String, LongSupplier> g : new TreeMap<>(gauges).entrySet()) {
             gaugeLine(sb, "parley_sfu_" + g.getKey(), g.getKey(), g.getValue().getAsLong());
         }
+        counter(sb, "parley_sfu_ingress_bytes_total", "Bytes received on media sockets", ingressBytes.sum());
+        counter(sb, "parley_sfu_egress_bytes_total", "Bytes sent on media sockets", egressBytes.sum());
         counter(sb, "parley_sfu_ingress_packets_total", "RTP/RTCP packets received", ingressPackets.sum());
         counter(sb, "parley_sfu_forwarded_packets_total", "RTP packets forwarded", forwardedPackets.sum());
         counter(sb, "parley_sfu_nacks_received_total", "NACK blocks received from subscribers", nacksReceived.sum());
@@ -139,26 +146,24 @@ public final class SfuMetrics {
         counter(sb, "parley_sfu_plis_received_total", "PLI/FIR received from subscribers", plisReceived.sum());
         counter(sb, "parley_sfu_twcc_feedback_total", "transport-cc feedback blocks from subscribers applied to their estimators", twccFeedback.sum());
         counter(sb, "parley_sfu_srtp_auth_failures_total", "SRTP/SRTCP packets failing authentication", srtpAuthFailures.sum());
-        sb.append("# HELP parley_sfu_forward_latency_us Receipt-to-send time of forwarded packets\n# TYPE parley_sfu_forward_latency_us histogram\n");
+        sb.append("# HELP parley_sfu_forward_latency_seconds Receipt-to-send time of forwarded packets\n# TYPE parley_sfu_forward_latency_seconds histogram\n");
         long cum = 0;
         for (int i = 0; i < latency.length(); i++) {
             cum += latency.get(i);
-            String le = i < LATENCY_BUCKETS_US.length ? String.valueOf(LATENCY_BUCKETS_US[i]) : "+Inf";
-            sb.append("parley_sfu_forward_latency_us_bucket{le=\"").append(le).append("\"} ").append(cum).append('\n');
+            sb.append("parley_sfu_forward_latency_seconds_bucket{le=\"").append(LATENCY_LE[i]).append("\"} ").append(cum).append('\n');
         }
-        sb.append("parley_sfu_forward_latency_us_sum ").append(latencySumUs.get()).append('\n');
-        sb.append("parley_sfu_forward_latency_us_count ").append(cum).append('\n');
+        sb.append("parley_sfu_forward_latency_seconds_sum ").append(latencySumUs.get() / 1e6).append('\n');
+        sb.append("parley_sfu_forward_latency_seconds_count ").append(cum).append('\n');
         SubscriberSnapshot ss = subscribers;
-        sb.append("# HELP parley_sfu_subscriber_estimate_bps Send-side bandwidth estimate per subscriber transport (last second)\n")
-                .append("# TYPE parley_sfu_subscriber_estimate_bps histogram\n");
+        sb.append("# HELP parley_sfu_subscriber_estimate_bytes_per_second Send-side bandwidth estimate per subscriber transport (last second)\n")
+                .append("# TYPE parley_sfu_subscriber_estimate_bytes_per_second histogram\n");
         long ecum = 0;
         for (int i = 0; i < ss.estimateBuckets().length; i++) {
             ecum += ss.estimateBuckets()[i];
-            String le = i < ESTIMATE_BUCKETS_BPS.length ? String.valueOf(ESTIMATE_BUCKETS_BPS[i]) : "+Inf";
-            sb.append("parley_sfu_subscriber_estimate_bps_bucket{le=\"").append(le).append("\"} ").append(ecum).append('\n');
+            sb.append("parley_sfu_subscriber_estimate_bytes_per_second_bucket{le=\"").append(ESTIMATE_LE[i]).append("\"} ").append(ecum).append('\n');
         }
-        sb.append("parley_sfu_subscriber_estimate_bps_sum ").append(ss.estimateSumBps()).append('\n');
-        sb.append("parley_sfu_subscriber_estimate_bps_count ").append(ss.subscribers()).append('\n');
+        sb.append("parley_sfu_subscriber_estimate_bytes_per_second_sum ").append(ss.estimateSumBps() / 8.0).append('\n');
+        sb.append("parley_sfu_subscriber_estimate_bytes_per_second_count ").append(ss.subscribers()).append('\n');
         sb.append("# HELP parley_sfu_video_slots_forwarding Subscriber video slots by the simulcast layer they forward (spatial index)\n")
                 .append("# TYPE parley_sfu_video_slots_forwarding gauge\n");
         for (int i = 0; i < ss.videoSlotsOnLayer().length; i++) {
@@ -169,7 +174,24 @@ public final class SfuMetrics {
         for (Map.Entry<String, LongAdder> d : new TreeMap<>(drops).entrySet()) {
             sb.append("parley_sfu_drops_total{reason=\"").append(d.getKey()).append("\"} ").append(d.getValue().sum()).append('\n');
         }
+        jvm.appendTo(sb);
         return sb.toString();
+    }
+
+    private static long[] bytes(long[] bps) {
+        long[] r = new long[bps.length];
+        for (int i = 0; i < bps.length; i++) r[i] = bps[i] / 8;
+        return r;
+    }
+
+    /** Bounds scaled down by 10^decimals as plain decimals, plus "+Inf". */
+    private static String[] le(long[] bounds, int decimals) {
+        String[] r = new String[bounds.length + 1];
+        for (int i = 0; i < bounds.length; i++) {
+            r[i] = java.math.BigDecimal.valueOf(bounds[i], decimals).stripTrailingZeros().toPlainString();
+        }
+        r[bounds.length] = "+Inf";
+        return r;
     }
 
     private static void gaugeLine(StringBuilder sb, String name, String help, double v) {

@@ -1,5 +1,6 @@
 package dev.parley.sfu.api;
 
+import dev.parley.testsupport.metrics.ExportedSeries;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -161,9 +162,14 @@ class InternalApiTest {
         assertThat(call("GET", "/healthz", null, null).statusCode()).isEqualTo(200);
         assertThat(call("GET", "/readyz", null, null).statusCode()).isEqualTo(200);
         String m = call("GET", "/metrics", null, null).body();
-        assertThat(m).contains("parley_sfu_ingress_bps", "parley_sfu_egress_bps", "parley_sfu_packets_per_second",
-                "parley_sfu_packet_queue_age_ms", "parley_sfu_transports", "parley_sfu_subscriptions",
+        assertThat(m).contains("parley_sfu_ingress_bytes_total", "parley_sfu_egress_bytes_total",
+                "parley_sfu_packet_queue_age_seconds", "parley_sfu_transports", "parley_sfu_subscriptions",
                 "parley_sfu_nacks_received_total", "parley_sfu_plis_sent_total", "parley_sfu_drops_total",
-                "parley_sfu_srtp_auth_failures_total");
+                "parley_sfu_srtp_auth_failures_total", "parley_sfu_forward_latency_seconds_bucket{le=\"0.000025\"}");
+        // every pod: JVM and process series next to its own (docs/observability.md), base units only
+        assertThat(m).containsPattern("(?m)^jvm_memory_used_bytes\\{").containsPattern("(?m)^process_cpu_seconds_total ")
+                .containsPattern("(?m)^process_start_time_seconds ")
+                .doesNotContainPattern("(?m)^parley_\\w*_(ms|us|bps)(_|\\{| )");
+        assertThat(ExportedSeries.missingFrom(m, "sfu")).as("docs/observability.md's SFU series on /metrics").isEmpty();
     }
 }

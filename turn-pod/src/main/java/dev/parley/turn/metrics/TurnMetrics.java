@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * Counters for the relay, exposed in Prometheus text format. The per-packet relay counters are per thread
+ * Counters for the relay, exposed in Prometheus text format together with the JVM and process series. The per-packet relay counters are per thread
  * ({@link RelayCounters}, summed when read); the others are {@link LongAdder}s (no lock, no allocation per increment).
  * Labels are fixed enums: never usernames, addresses or anything a client chooses.
  */
@@ -61,6 +61,7 @@ public final class TurnMetrics {
     private final Map<Quota, LongAdder> quotaRefusals = new EnumMap<>(Quota.class);
     private final Map<Integer, LongAdder> errorResponses = new java.util.concurrent.ConcurrentHashMap<>();
 
+    private final JvmProcessMetrics jvm = new JvmProcessMetrics();
     private LongSupplier allocations = () -> 0;
     private LongSupplier permissions = () -> 0;
     private LongSupplier channels = () -> 0;
@@ -153,6 +154,7 @@ public final class TurnMetrics {
                 dontFragmentDropped.sum());
         counter(b, "parley_turn_dropped_no_permission_total", "Packets dropped for lack of a permission or channel", droppedNoPermission.sum());
         counter(b, "parley_turn_drain_refusals_total", "Allocate requests refused while draining", drainRefusals.sum());
+        jvm.appendTo(b);
         return b.toString();
     }
 
