@@ -19,7 +19,7 @@ public class ParleyLogEncoder extends EncoderBase<ILoggingEvent> {
 
     private String format = "json";
     private String pattern = DEFAULT_PATTERN;
-    private String pod = PodIdentity.resolve(System::getenv);
+    private String pod = PodIdentity.ofProcess();
     private PatternLayout text;
 
     public void setFormat(String format) {
