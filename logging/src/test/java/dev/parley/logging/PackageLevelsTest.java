@@ -21,6 +21,34 @@ class PackageLevelsTest {
     }
 
     @Test
+    void logbackWarningsGoToStderrNotStdout() throws Exception {
+        String xml = """
+                <configuration>
+                  <statusListener class="dev.parley.logging.StatusWarningsToStderr"/>
+                  <contextListener class="dev.parley.logging.LevelsFromEnvironment"/>
+                </configuration>""";
+        java.io.PrintStream stdout = System.out;
+        java.io.PrintStream stderr = System.err;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        System.setProperty(LevelsFromEnvironment.VARIABLE, "io.netty=loud");
+        try {
+            System.setOut(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+            LoggerContext ctx = new LoggerContext();
+            JoranConfigurator c = new JoranConfigurator();
+            c.setContext(ctx);
+            c.doConfigure(new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8)));
+        } finally {
+            System.setOut(stdout);
+            System.setErr(stderr);
+            System.clearProperty(LevelsFromEnvironment.VARIABLE);
+        }
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("ignoring 'io.netty=loud'").doesNotContain("|-INFO");
+    }
+
+    @Test
     void theContextListenerInLogbackXmlWinsOverTheFilesOwnLoggers() throws Exception {
         String xml = """
                 <configuration>
