@@ -6,6 +6,7 @@ import dev.parley.controller.command.CommandService;
 import dev.parley.controller.http.ApiException;
 import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.http.Responses;
+import dev.parley.controller.logging.JoinLog;
 import dev.parley.controller.media.GrantService;
 import dev.parley.controller.meeting.MeetingService;
 import dev.parley.controller.participant.SnapshotService;
@@ -98,6 +99,7 @@ public class MeetingsController {
             ObjectNode req = JsonBody.object(body);
             return owner.run(request, body, caller, m, epoch -> {
                 ParticipantService.Joined j = participants.join(caller, m, epoch, k, req);
+                JoinLog.joined(j.answer(), j.replay());
                 sessions.publish(m, j.events());
                 return Responses.json(201, j.answer());
             });

@@ -2,6 +2,7 @@ package dev.parley.controller.api;
 
 import dev.parley.controller.auth.Caller;
 import dev.parley.controller.config.ParleyConfig;
+import dev.parley.controller.logging.RequestMdc;
 import dev.parley.controller.meeting.MeetingService;
 import dev.parley.controller.meeting.NotOwnerException;
 import dev.parley.controller.ownership.Forwarder;
@@ -41,6 +42,7 @@ public class OwnerCalls {
         }
         long epoch = ((Route.Local) r).epoch();
         ownership.requireConfirmedLease();
+        RequestMdc.epoch(epoch);
         try {
             return local.apply(epoch);
         } catch (NotOwnerException e) {
