@@ -61,7 +61,10 @@ final class Pod implements AutoCloseable {
                 p.awaitReady(readyUrl, Duration.ofNanos(Math.max(0, Math.min(left, Duration.ofSeconds(2).toNanos()))));
                 return;
             } catch (IllegalStateException notYet) {
-                if (!p.alive() || mainFailed(p) || System.nanoTime() >= deadline) throw notYet;
+                if (!p.alive() || mainFailed(p)) throw new IllegalStateException(name + " failed while starting", notYet);
+                if (System.nanoTime() >= deadline) {
+                    throw new IllegalStateException(name + " not ready within " + timeout, notYet);
+                }
             }
         }
     }
