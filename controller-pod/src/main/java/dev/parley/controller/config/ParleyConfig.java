@@ -40,7 +40,8 @@ public record ParleyConfig(
         long grantRenewMillis,
         long reconnectGraceMillis,
         long signalingJoinTimeoutMillis,
-        int signalingMaxUnjoinedPerSource) {
+        int signalingMaxUnjoinedPerSource,
+        long ownerSweepMillis) {
 
     public static ParleyConfig fromEnv() {
         return from(System::getenv);
@@ -86,7 +87,8 @@ public record ParleyConfig(
                 Long.parseLong(or(e.apply("PARLEY_GRANT_RENEW_MILLIS"), "1000")),
                 Long.parseLong(or(e.apply("PARLEY_RECONNECT_GRACE_MILLIS"), "30000")),
                 Long.parseLong(or(e.apply("PARLEY_SIGNALING_JOIN_TIMEOUT_MILLIS"), "10000")),
-                Integer.parseInt(or(e.apply("PARLEY_SIGNALING_MAX_UNJOINED_PER_SOURCE"), "32")));
+                Integer.parseInt(or(e.apply("PARLEY_SIGNALING_MAX_UNJOINED_PER_SOURCE"), "32")),
+                Long.parseLong(or(e.apply("PARLEY_OWNER_SWEEP_MILLIS"), "2000")));
     }
 
     /** Local mode without configured keys gets a random HMAC secret (tokens then come from /v1/dev/tokens). */

@@ -15,6 +15,7 @@ import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import jakarta.inject.Singleton;
@@ -23,6 +24,7 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -50,6 +52,7 @@ public final class Ownership {
     private final Map<UUID, Long> owned = new ConcurrentHashMap<>();
     private final CopyOnWriteArrayList<BiConsumer<UUID, Long>> acquiredListeners = new CopyOnWriteArrayList<>();
     private final CopyOnWriteArrayList<Consumer<UUID>> lostListeners = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<Consumer<Set<UUID>>> leaseDropListeners = new CopyOnWriteArrayList<>();
 
     public Ownership(Client etcd, ProcessLease lease, ParleyConfig cfg, Db db) {
         this.etcd = etcd;
@@ -76,6 +79,11 @@ public final class Ownership {
 
     public void onLost(Consumer<UUID> l) {
         lostListeners.add(l);
+    }
+
+    /** Told which meetings were dropped because the process lease was lost or replaced (not superseded). */
+    public void onDroppedWithLease(Consumer<Set<UUID>> l) {
+        leaseDropListeners.add(l);
     }
 
     public Set<UUID> ownedMeetings() {
@@ -207,28 +215,45 @@ public final class Ownership {
             return;
         }
         LOG.warn("dropping ownership of {} meetings: {}", owned.size(), why);
+        Set<UUID> dropped = new HashSet<>();
         for (UUID m : Set.copyOf(owned.keySet())) {
             Long e = owned.get(m);
             if (e != null) {
                 lost(m, e);
+                dropped.add(m);
             }
+        }
+        // nobody else learns that these meetings lost their owner: the reclaimer takes them back
+        for (Consumer<Set<UUID>> l : leaseDropListeners) {
+            l.accept(Set.copyOf(dropped));
         }
     }
 
-    /** Releases a meeting (after it ended) so that its owner key does not linger. */
-    public void release(UUID meetingId) {
-        Long e = owned.remove(meetingId);
-        if (e == null) {
-            return;
+    /**
+     * Releases a meeting this process owns at {@code epoch} (after it ended): deletes the owner key if it is
+     * still the one we created (same create revision), then stops acting as its owner. Idempotent: a key that
+     * is already gone or was re-created by someone else is left alone. Returns false when etcd did not answer
+     * (we stay owner, so the caller can try again).
+     */
+    public boolean release(UUID meetingId, long epoch) {
+        ByteSequence k = EtcdKeys.bytes(EtcdKeys.meetingOwner(meetingId.toString()));
+        try {
+            etcd.getKVClient().txn()
+                    .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(epoch)))
+                    .Then(Op.delete(k, DeleteOption.DEFAULT))
+                    .commit().get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (Exception ex) {
+            LOG.warn("releasing the owner key of meeting {} failed: {}", meetingId, ex.toString());
+            return false;
         }
-        for (Consumer<UUID> l : lostListeners) {
-            l.accept(meetingId);
+        if (owned.remove(meetingId, epoch)) {
+            for (Consumer<UUID> l : lostListeners) {
+                l.accept(meetingId);
+            }
         }
-        etcd.getKVClient().txn()
-                .If(new Cmp(EtcdKeys.bytes(EtcdKeys.meetingOwner(meetingId.toString())), Cmp.Op.EQUAL,
-                        CmpTarget.createRevision(e)))
-                .Then(Op.delete(EtcdKeys.bytes(EtcdKeys.meetingOwner(meetingId.toString())),
-                        io.etcd.jetcd.options.DeleteOption.DEFAULT))
-                .commit();
+        return true;
     }
 }

@@ -32,8 +32,9 @@ final class Pod implements AutoCloseable {
     }
 
     /**
-     * Starts the pod and waits until it is ready; a pod that exits while starting is started again (at most three
-     * times), as on a loaded machine etcd sometimes answers the first lease grant too late.
+     * Starts the pod and waits until it is ready; a pod that fails while starting is started again (at most three
+     * times), as on a loaded machine etcd sometimes answers the first lease grant too late. Failing is exiting, or
+     * an exception out of {@code main} while the JVM lives on (an SFU's non-daemon threads keep it up, never ready).
      */
     synchronized void start(Duration timeout) throws Exception {
         for (int attempt = 1; ; attempt++) {
@@ -41,14 +42,36 @@ final class Pod implements AutoCloseable {
             PodProcess p = PodProcess.start(name + (incarnation > 1 ? "-i" + incarnation : ""), jar, env, logDir);
             process = p;
             try {
-                p.awaitReady(readyUrl, timeout);
+                awaitReadyOrFailed(p, timeout);
                 return;
             } catch (IllegalStateException e) {
-                boolean exited = !p.alive();
+                boolean failed = !p.alive() || mainFailed(p);
                 p.close();
-                if (!exited || attempt == 3) throw e;
+                if (!failed || attempt == 3) throw e;
             }
         }
+    }
+
+    /** Waits in short steps so that a pod whose main thread died is restarted at once, not after the whole timeout. */
+    private void awaitReadyOrFailed(PodProcess p, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            long left = deadline - System.nanoTime();
+            try {
+                p.awaitReady(readyUrl, Duration.ofNanos(Math.max(0, Math.min(left, Duration.ofSeconds(2).toNanos()))));
+                return;
+            } catch (IllegalStateException notYet) {
+                if (!p.alive() || mainFailed(p)) throw new IllegalStateException(name + " failed while starting", notYet);
+                if (System.nanoTime() >= deadline) {
+                    throw new IllegalStateException(name + " not ready within " + timeout, notYet);
+                }
+            }
+        }
+    }
+
+    private static boolean mainFailed(PodProcess p) {
+        String t = p.tail();
+        return t.contains("Exception in thread \"main\"") || t.contains("failed to start");
     }
 
     /** SIGKILL, no goodbye. */

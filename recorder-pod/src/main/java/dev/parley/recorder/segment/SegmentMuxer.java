@@ -35,8 +35,7 @@ public final class SegmentMuxer implements AutoCloseable {
     private volatile boolean running;
     private long listOffset;
     private final StringBuilder partial = new StringBuilder();
-    private volatile long anchorMs = -1;
-    private double firstStart = Double.NaN;
+    private volatile SegmentClock clock;
     private long emitted;
 
     public SegmentMuxer(String trackId, Path dir, int segmentSeconds, String ffmpeg, Consumer<ClosedSegment> onSegment) {
@@ -51,7 +50,7 @@ public final class SegmentMuxer implements AutoCloseable {
     /** Starts ffmpeg; {@code anchorMs} is the wall clock of pts 0. Returns the stream to write the container to. */
     public OutputStream start(String inputFormat, long anchorMs) throws IOException {
         Files.createDirectories(dir);
-        this.anchorMs = anchorMs;
+        this.clock = new SegmentClock(anchorMs);
         List<String> cmd = new ArrayList<>(List.of(ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "warning",
                 "-f", inputFormat, "-i", "pipe:0", "-map", "0", "-c", "copy",
                 "-f", "segment", "-segment_time", Integer.toString(segmentSeconds), "-reset_timestamps", "1",
@@ -124,14 +123,11 @@ public final class SegmentMuxer implements AutoCloseable {
         }
         double start = Double.parseDouble(parts[1]);
         double end = Double.parseDouble(parts[2]);
-        if (Double.isNaN(firstStart)) {
-            firstStart = start;
-        }
         String name = file.getFileName().toString();
         long seq = Long.parseLong(name.substring(4, name.indexOf('.')));
         emitted++;
-        onSegment.accept(new ClosedSegment(trackId, seq, file,
-                anchorMs + Math.round((start - firstStart) * 1000), anchorMs + Math.round((end - firstStart) * 1000)));
+        long[] ms = clock.place(start, end);
+        onSegment.accept(new ClosedSegment(trackId, seq, file, ms[0], ms[1]));
     }
 
     /** Ends the stream: closes ffmpeg's stdin, waits for it to finalize the last segment, emits it. */
