@@ -33,12 +33,15 @@ public class PresenceController {
     static final String VOLATILE_PATH = "/internal/v1/signaling/volatile";
     static final String ENDED_PATH = "/internal/v1/signaling/meeting-ended";
     private final InternalCaller internal;
-    private final SignalingSocket socket;
+    private final OwnerRelay relay;
+    private final OwnerPresence presence;
     private final SessionRegistry sessions;
 
-    public PresenceController(InternalCaller internal, SignalingSocket socket, SessionRegistry sessions) {
+    public PresenceController(InternalCaller internal, OwnerRelay relay, OwnerPresence presence,
+                              SessionRegistry sessions) {
         this.internal = internal;
-        this.socket = socket;
+        this.relay = relay;
+        this.presence = presence;
         this.sessions = sessions;
     }
 
@@ -57,7 +60,7 @@ public class PresenceController {
         if (!o.path("transport_generation").canConvertToLong() || !o.path("message").isObject()) {
             throw ApiException.badRequest("invalid_body", "transport_generation and message are required");
         }
-        var replies = socket.relayed(m, p, o.get("transport_generation").asLong(), o.path("sfu_pod").asText(null),
+        var replies = relay.relayed(m, p, o.get("transport_generation").asLong(), o.path("sfu_pod").asText(null),
                 o.path("device_key").asText(null), (ObjectNode) o.get("message"));
         if (replies == null) {
             throw new ApiException(409, "not_owner", "this controller does not own the meeting");
@@ -103,11 +106,11 @@ public class PresenceController {
         ObjectNode o = JsonBody.object(body);
         UUID m = JsonBody.parseUuid(o.path("meeting_id").asText(""), "meeting_id");
         UUID p = JsonBody.parseUuid(o.path("participant_id").asText(""), "participant_id");
-        SignalingSocket.Presence what = SignalingSocket.Presence.fromWire(o.path("presence").asText(""));
+        Presence what = Presence.fromWire(o.path("presence").asText(""));
         if (what == null || !o.path("transport_generation").canConvertToLong()) {
             throw ApiException.badRequest("invalid_body", "presence must be open, closed or left, with transport_generation");
         }
-        if (!socket.presence(m, p, o.get("transport_generation").asLong(), what, o.path("pod_url").asText(null))) {
+        if (!presence.presence(m, p, o.get("transport_generation").asLong(), what, o.path("pod_url").asText(null))) {
             throw new ApiException(409, "not_owner", "this controller does not own the meeting");
         }
         return HttpResponse.noContent();

@@ -409,7 +409,7 @@ class RosterReadModelIT {
         UUID mid = UUID.fromString(m);
         String late;
         try (Connection blocker = h.db(); var st = blocker.createStatement()) {
-            st.execute("SELECT pg_advisory_lock(" + RosterProjector.LOCK_CLASS + ", " + mid.hashCode() + ")");
+            st.execute("SELECT pg_advisory_lock(" + RosterStore.LOCK_CLASS + ", " + mid.hashCode() + ")");
             var j = join(s, ControllerHarness.token(s.tenant, UUID.randomUUID()), "Late");
             assertThat(j.status()).isEqualTo(201);
             late = j.text("participant_id");
@@ -418,7 +418,7 @@ class RosterReadModelIT {
             assertThat(h.count("SELECT count(*) FROM meeting_participants WHERE participant_id = '" + late + "'")).isEqualTo(1);
             var prom = h.call(h.base(live()), "GET", "/prometheus", null, null, null, null);
             assertThat(prom.raw()).containsPattern("(?m)^parley_roster_projection_lag_events(\\{[^}]*})? [1-9]");
-            st.execute("SELECT pg_advisory_unlock(" + RosterProjector.LOCK_CLASS + ", " + mid.hashCode() + ")");
+            st.execute("SELECT pg_advisory_unlock(" + RosterStore.LOCK_CLASS + ", " + mid.hashCode() + ")");
         }
         awaitEntry(s, late, "display_name", "Late");
         awaitCaughtUp(m);
@@ -470,7 +470,7 @@ class RosterReadModelIT {
             }
         }
         List<UUID> byProjector = new ArrayList<>(ids);
-        byProjector.sort(RosterProjector::pgCompare);
+        byProjector.sort(RosterProjection::pgCompare);
         assertThat(byProjector).isEqualTo(byPostgres);
 
         Scenario one = new Scenario(h).meeting(true, live());
@@ -481,7 +481,7 @@ class RosterReadModelIT {
         try (Connection blocker = h.db(); var st = blocker.createStatement()) {
             // both meetings move while their projection is held back, so one round finds both with 12 events to apply
             for (Scenario s : List.of(one, two)) {
-                st.execute("SELECT pg_advisory_lock(" + RosterProjector.LOCK_CLASS + ", " + UUID.fromString(s.meetingId).hashCode() + ")");
+                st.execute("SELECT pg_advisory_lock(" + RosterStore.LOCK_CLASS + ", " + UUID.fromString(s.meetingId).hashCode() + ")");
             }
             for (int i = 0; i < 3; i++) {
                 one.admittedAttendee(live());
