@@ -202,6 +202,10 @@ final class JsonScan {
             if (c == '"') {
                 return escaped;
             }
+            if (c >= 0 && c < 0x20) {
+                // RFC 8259: control characters must be escaped; a span copied verbatim into an answer must stay JSON
+                throw bad("unescaped control character in string");
+            }
             if (c == '\\') {
                 escaped = true;
                 pos++;

@@ -230,11 +230,15 @@ public final class SfuLoadBench {
         return new long[]{e, g};
     }
 
-    /** Cumulative bucket counts of parley_sfu_forward_latency_seconds (bounds: SfuMetrics.LATENCY_BUCKETS_US). */
+    /**
+     * Cumulative bucket counts of parley_sfu_forward_latency_seconds (bounds: SfuMetrics.LATENCY_BUCKETS_US). Jars
+     * built before 2026-12-07 export the same buckets as parley_sfu_forward_latency_us; reading both keeps old-vs-new
+     * side-by-side runs possible.
+     */
     private static long[] histogram(String metrics) {
         List<Long> r = new ArrayList<>();
         for (String l : metrics.split("\n")) {
-            if (l.startsWith("parley_sfu_forward_latency_seconds_bucket")) r.add((long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)));
+            if (l.startsWith("parley_sfu_forward_latency_seconds_bucket") || l.startsWith("parley_sfu_forward_latency_us_bucket")) r.add((long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)));
         }
         return r.stream().mapToLong(Long::longValue).toArray();
     }
@@ -250,6 +254,7 @@ public final class SfuLoadBench {
     /** Percentile over the measurement window from two cumulative histograms, as the bucket's upper bound. */
     private static String bucketPercentile(long[] before, long[] after, double q) {
         long[] bounds = dev.parley.sfu.metrics.SfuMetrics.LATENCY_BUCKETS_US;
+        if (before.length == 0 || after.length != before.length) return "n/a";
         long total = after[after.length - 1] - before[before.length - 1];
         if (total <= 0) return "n/a";
         for (int i = 0; i < after.length; i++) {
