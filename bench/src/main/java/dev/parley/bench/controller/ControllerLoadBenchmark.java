@@ -260,9 +260,11 @@ public final class ControllerLoadBenchmark {
         StringBuilder sb = new StringBuilder("server side (controller's Micrometer summaries, seconds): "
                 + "authorization_enforcement_lag = revocation committed -> applied; request_latency per operation");
         for (String line : prom.split("\n")) {
-            if (line.startsWith("parley_authorization_enforcement_lag_seconds{") || line.startsWith("parley_authorization_enforcement_lag_seconds_count")
-                    || line.startsWith("parley_authorization_enforcement_lag_seconds_max")
-                    || (line.startsWith("parley_request_latency_seconds{") && !line.contains("0.95"))) {
+            // Jars built before 2026-12-07 export these without the parley_ prefix; both are read for old-vs-new runs.
+            String name = line.startsWith("parley_") ? line.substring("parley_".length()) : line;
+            if (name.startsWith("authorization_enforcement_lag_seconds{") || name.startsWith("authorization_enforcement_lag_seconds_count")
+                    || name.startsWith("authorization_enforcement_lag_seconds_max")
+                    || (name.startsWith("request_latency_seconds{") && !name.contains("0.95"))) {
                 sb.append("\n  ").append(line);
             }
         }
