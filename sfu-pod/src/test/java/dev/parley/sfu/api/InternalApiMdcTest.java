@@ -36,7 +36,13 @@ class InternalApiMdcTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private final Logger apiLog = (Logger) LoggerFactory.getLogger(InternalApi.class);
-    private final ListAppender<ILoggingEvent> events = new ListAppender<>();
+    private final ListAppender<ILoggingEvent> events = new ListAppender<>() {
+        @Override
+        protected void append(ILoggingEvent e) {
+            e.prepareForDeferredProcessing(); // the MDC as it is on the logging thread, now
+            super.append(e);
+        }
+    };
     private SfuServer sfu;
     private TicketSigner signer;
 
