@@ -31,7 +31,8 @@ public record OperatorConfig(String etcdEndpoints, String internalSecret, Durati
                         env.getOrDefault("PARLEY_POD_ETCD_ENDPOINTS", etcd),
                         env.getOrDefault("PARLEY_INTERNAL_SECRET_NAME", "parley-internal"),
                         env.getOrDefault("PARLEY_TURN_SECRET_NAME", "parley-turn"),
-                        env.getOrDefault("PARLEY_TICKET_KEY_SECRET_NAME", "parley-ticket-key")),
+                        env.getOrDefault("PARLEY_TICKET_KEY_SECRET_NAME", "parley-ticket-key"),
+                        PodSettings.logEnvFrom(env)),
                 new RecordingSettings(recordingNamespace(env), env.get("PARLEY_RECORDING_BUCKET"),
                         env.get("PARLEY_RECORDING_PREFIX"), env.get("PARLEY_RECORDING_S3_ENDPOINT"),
                         env.get("PARLEY_RECORDING_CREDENTIALS_SECRET")));

@@ -1,6 +1,7 @@
 package dev.parley.recorder;
 
 import dev.parley.recorder.config.RecorderConfig;
+import dev.parley.recorder.logging.JobLogContext;
 import dev.parley.recorder.media.LoopbackTrackSources;
 import dev.parley.recorder.media.TrackSourceFactory;
 import dev.parley.recorder.state.HttpJobStateReporter;
@@ -45,6 +46,7 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        JobLogContext.install(System.getenv()); // before the first line: every line names the job
         RecorderConfig cfg;
         try {
             cfg = RecorderConfig.fromEnv(System.getenv());

@@ -15,15 +15,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The recorder process's stdout, with its own logback.xml: a refused configuration is one JSON ERROR line with the
- * pod's name, and the S3 secret key is in none of its lines.
+ * pod's name and the job's meeting_id, recording_job_id and generation (issue #21), and the S3 secret key is in none
+ * of its lines.
  */
 class JsonLogLinesIT {
     private static final String S3_SECRET = "recorder-s3-secret-for-the-log-test";
+    private static final String MEETING = "5b0c7f0e-3f55-4c1e-9f1a-6a4b2f0d9c11";
 
     @Test
     void aBadConfigurationIsOneJsonErrorLine(@TempDir Path dir) throws Exception {
         Map<String, String> env = Map.of(
                 "PARLEY_POD_NAME", "recorder-logs-5",
+                "PARLEY_MEETING_ID", MEETING,
                 "PARLEY_RECORDING_JOB_ID", "job-1",
                 "PARLEY_RECORDING_GENERATION", "1",
                 "PARLEY_S3_ENDPOINT", "http://127.0.0.1:9",
@@ -42,6 +45,9 @@ class JsonLogLinesIT {
             JsonNode n = json.readTree(line);
             assertThat(n.isObject()).as(line).isTrue();
             assertThat(n.path("pod").asText()).as(line).isEqualTo("recorder-logs-5");
+            assertThat(n.path("meeting_id").asText()).as(line).isEqualTo(MEETING);
+            assertThat(n.path("recording_job_id").asText()).as(line).isEqualTo("job-1");
+            assertThat(n.path("generation").asText()).as(line).isEqualTo("1");
             assertThat(line).doesNotContain(S3_SECRET);
             refused |= n.path("level").asText().equals("ERROR") && n.path("message").asText().startsWith("bad configuration");
         }

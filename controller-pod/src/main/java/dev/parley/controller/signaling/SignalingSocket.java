@@ -79,7 +79,7 @@ public class SignalingSocket {
         }
         Conn c = conn(session);
         c.lastSeenNanos = System.nanoTime();
-        c.tasks.execute(() -> handle(c, message));
+        c.tasks.execute(() -> withMdc(c, () -> handle(c, message)));
     }
 
     @OnClose
@@ -87,13 +87,23 @@ public class SignalingSocket {
         Conn c = conns.remove(session.getId());
         if (c != null) {
             unjoined.ended(c);
-            c.tasks.execute(() -> departures.closed(c));
+            c.tasks.execute(() -> withMdc(c, () -> departures.closed(c)));
         }
     }
 
     @OnError
     public void onError(WebSocketSession session, Throwable t) {
         LOG.debug("socket error: {}", t.toString());
+    }
+
+    /** Runs a socket task with the socket's MDC ({@link SocketMdc}) and removes it after. */
+    private static void withMdc(Conn c, Runnable task) {
+        SocketMdc.put(c);
+        try {
+            task.run();
+        } finally {
+            SocketMdc.clear();
+        }
     }
 
     private void handle(Conn c, String raw) {
@@ -118,8 +128,13 @@ public class SignalingSocket {
             return;
         }
         String type = msg.get("type").asText();
+        boolean wasJoined = c.joined();
         try {
             route(c, type, msg);
+            if (!wasJoined && c.joined()) {
+                SocketMdc.put(c); // the join bound the socket just now
+                LOG.info("signaling socket joined ({})", type);
+            }
         } catch (RuntimeException e) {
             if (e instanceof Db.DbException db && db.connectionFailure()) {
                 LOG.warn("signaling message {}: database unreachable", type);

@@ -3,7 +3,9 @@ package dev.parley.controller.logging;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.controller.testing.ControllerHarness;
 import dev.parley.controller.testing.JsonLogCapture;
+import dev.parley.controller.signaling.SignalingSocket;
 import dev.parley.controller.testing.Scenario;
+import dev.parley.controller.testing.WsClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A join through the REST API with JSON logs: the join's log line carries meeting_id, participant_id,
- * controller_epoch and pod as top-level fields (issue #21), and none of it stays on the threads afterwards.
+ * controller_epoch and pod as top-level fields (issue #21), and none of it stays on the threads afterwards; a
+ * signaling socket's join line carries its meeting, participant and owner epoch.
  */
 class RequestMdcIT {
     @RegisterExtension
@@ -47,6 +50,26 @@ class RequestMdcIT {
         assertThat(line.path("pod").asText()).isEqualTo("controller-0");
         assertThat(line.path("level").asText()).isEqualTo("INFO");
         assertThat(line.path("logger").asText()).isEqualTo(JoinLog.class.getName());
+    }
+
+    @Test
+    void aSignalingJoinLogsItsMeetingParticipantAndEpoch() throws Exception {
+        Scenario s = new Scenario(h).meeting(false);
+        String[] attendee = s.admittedAttendee(0);
+        List<JsonNode> lines;
+        try (JsonLogCapture logs = new JsonLogCapture(); WsClient ws = s.joinedSocket(attendee, "mdc-signaling")) {
+            ws.send("{\"type\":\"ping\"}");
+            ws.await("pong", 10_000);
+            lines = logs.lines();
+        }
+        String epoch = h.scalar("SELECT controller_epoch FROM meetings WHERE meeting_id = '" + s.meetingId + "'");
+        List<JsonNode> joined = lines.stream()
+                .filter(l -> l.path("logger").asText().equals(SignalingSocket.class.getName()))
+                .filter(l -> l.path("message").asText().startsWith("signaling socket joined")).toList();
+        assertThat(joined).as("the signaling join's line among %s", lines).hasSize(1);
+        assertThat(joined.get(0).path("meeting_id").asText()).isEqualTo(s.meetingId);
+        assertThat(joined.get(0).path("participant_id").asText()).isEqualTo(attendee[1]);
+        assertThat(joined.get(0).path("controller_epoch").asText()).isEqualTo(epoch);
     }
 
     @Test

@@ -102,6 +102,7 @@ public final class PodFactory {
         labels.putAll(poolSelector(component, pool));
         labels.put(ParleyApi.LABEL_REGION, region);
         labels.put(ParleyApi.LABEL_SERVING, "true");
+        addLogEnv(env, t.env);
         env.addAll(t.env);
         return new PodBuilder()
                 .withNewMetadata().withName(name).withNamespace(owner.getMetadata().getNamespace())
@@ -149,6 +150,7 @@ public final class PodFactory {
             env.add(secretEnv("PARLEY_S3_ACCESS_KEY", spec.output.credentialsSecret, "accessKey"));
             env.add(secretEnv("PARLEY_S3_SECRET_KEY", spec.output.credentialsSecret, "secretKey"));
         }
+        addLogEnv(env, t.env);
         env.addAll(t.env);
         Map<String, String> labels = new LinkedHashMap<>(t.labels);
         labels.put("app.kubernetes.io/name", "parley-recorder");
@@ -193,6 +195,15 @@ public final class PodFactory {
         env.add(env("PARLEY_ETCD_ENDPOINTS", config.podEtcdEndpoints()));
         env.add(secretEnv("PARLEY_INTERNAL_SECRET", config.internalSecretName(), "secret"));
         return env;
+    }
+
+    /** The operator's log settings, when set; a name the template's env sets is left to the template. */
+    private void addLogEnv(List<EnvVar> env, List<EnvVar> template) {
+        config.logEnv().forEach((name, value) -> {
+            if (template.stream().noneMatch(e -> name.equals(e.getName()))) {
+                env.add(env(name, value));
+            }
+        });
     }
 
     private static EnvVar env(String name, String value) {

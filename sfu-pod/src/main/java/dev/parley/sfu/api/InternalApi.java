@@ -112,6 +112,8 @@ public final class InternalApi implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.warn("internal API {} {} failed", method, path, e);
                 error(ex, 500, "internal", null, "internal error");
+            } finally {
+                ApiMdc.clear(); // set by the handlers below once they know the meeting
             }
         }
     }
@@ -122,6 +124,7 @@ public final class InternalApi implements AutoCloseable {
         if (path.equals(InternalPaths.GRANT_BATCH) && method.equals("PUT")) { putGrantBatch(ex); return; }
         if (path.equals(InternalPaths.DRAIN) && method.equals("POST")) {
             draining = true;
+            LOG.info("drain requested: this SFU takes no new participants");
             send(ex, 202, Map.of("state", "DRAINING"));
             return;
         }
@@ -154,12 +157,15 @@ public final class InternalApi implements AutoCloseable {
             String mid = seg[1], pid = seg[3];
             if (seg.length == 4 && method.equals("DELETE")) {
                 long epoch = queryLong(ex.getRequestURI(), "controller_epoch");
+                ApiMdc.put(mid, pid, epoch);
                 router.call(() -> { control.removeParticipant(mid, pid, epoch); return null; });
+                LOG.info("participant released");
                 ex.sendResponseHeaders(204, -1);
                 return;
             }
             if (seg.length == 5 && seg[4].equals("subscriptions") && method.equals("PUT")) {
                 UpdateSubscriptionsRequest req = RequestBodies.updateSubscriptions(tree(ex));
+                ApiMdc.put(mid, pid, req.controllerEpoch());
                 var slots = router.call(() -> control.updateSubscriptions(mid, pid, req.controllerEpoch(), req.tracks()));
                 send(ex, 200, new UpdateSubscriptionsResponse(slots));
                 return;
@@ -171,6 +177,7 @@ public final class InternalApi implements AutoCloseable {
     private void createTransport(HttpExchange ex) throws IOException {
         // all checked before the ticket is used up: a malformed request changes nothing and can be retried
         CreateTransportRequest req = RequestBodies.createTransport(tree(ex));
+        ApiMdc.put(req.meetingId(), req.participantId(), req.controllerEpoch());
         if (!PublishSource.valid(req.sources())) {
             error(ex, 400, "bad_request", null, "sources: at most 16 of {mid, source: microphone|camera|screen}");
             return;
@@ -194,6 +201,7 @@ public final class InternalApi implements AutoCloseable {
         MeetingControl.TransportResult r = router.call(() -> control.createTransport(req.meetingId(), req.participantId(),
                 req.transportGeneration(), req.controllerEpoch(), publish, req.sdpOffer(), req.grant(), req.eventsUrl(),
                 req.sources()));
+        LOG.info("transport {} created: {}", r.transportId(), publish ? "publish" : "subscribe");
         send(ex, 200, new CreateTransportResponse(r.transportId(), r.answer(), publish ? null : r.slots()));
     }
 
@@ -214,9 +222,11 @@ public final class InternalApi implements AutoCloseable {
 
     private void putGrants(HttpExchange ex) throws IOException {
         PutGrantsRequest req = RequestBodies.putGrants(tree(ex));
+        ApiMdc.put(req.meetingId(), null, req.controllerEpoch());
         Map<String, Long> acks = router.call(() -> control.putGrants(req.meetingId(), req.controllerEpoch(), req.grants()));
         List<GrantAck> list = new ArrayList<>();
         acks.forEach((pid, v) -> list.add(new GrantAck(pid, v)));
+        LOG.debug("grants put: {}", list.size());
         send(ex, 200, new PutGrantsResponse(list));
     }
 
@@ -227,6 +237,7 @@ public final class InternalApi implements AutoCloseable {
      */
     private void putGrantBatch(HttpExchange ex) throws IOException {
         PutGrantBatchRequest req = RequestBodies.putGrantBatch(tree(ex));
+        // several meetings: each gets the MDC on its own debug line below
         List<PutGrantBatchResponse.MeetingResult> results = router.call(() -> {
             List<PutGrantBatchResponse.MeetingResult> out = new ArrayList<>(req.meetings().size());
             for (PutGrantsRequest m : req.meetings()) {
@@ -240,6 +251,12 @@ public final class InternalApi implements AutoCloseable {
             }
             return out;
         });
+        for (int i = 0; i < results.size() && LOG.isDebugEnabled(); i++) { // results are in request order
+            PutGrantsRequest m = req.meetings().get(i);
+            ApiMdc.put(m.meetingId(), null, m.controllerEpoch());
+            InternalError refused = results.get(i).error();
+            LOG.debug("grant batch: {}", refused == null ? "applied" : "refused: " + refused.code());
+        }
         send(ex, 200, new PutGrantBatchResponse(results));
     }
 

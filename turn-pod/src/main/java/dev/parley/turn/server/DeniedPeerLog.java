@@ -5,6 +5,7 @@ import dev.parley.turn.allocation.Allocation;
 import dev.parley.turn.metrics.TurnMetrics.PeerPath;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -19,6 +20,7 @@ import java.util.concurrent.atomic.LongAdder;
 final class DeniedPeerLog {
     private static final Logger LOG = LoggerFactory.getLogger(DeniedPeerLog.class);
     private static final long INTERVAL_NANOS = 1_000_000_000L;
+    static final String PARTICIPANT_ID = "participant_id";
     private final AtomicLong nextAllowedNanos = new AtomicLong(System.nanoTime());
     private final LongAdder suppressed = new LongAdder();
 
@@ -30,9 +32,15 @@ final class DeniedPeerLog {
             return;
         }
         long more = suppressed.sumThenReset();
-        LOG.warn("peer refused: path={} peer={} client={} participant={}{}", path.name().toLowerCase(),
-                endpoint(peer), alloc.client().remote(), alloc.participant(),
-                more > 0 ? " (" + more + " more refusals not logged)" : "");
+        // the participant id from the verified TURN REST username ({expiry}:{participant_id}) as a field too
+        MDC.put(PARTICIPANT_ID, alloc.participant());
+        try {
+            LOG.warn("peer refused: path={} peer={} client={} participant={}{}", path.name().toLowerCase(),
+                    endpoint(peer), alloc.client().remote(), alloc.participant(),
+                    more > 0 ? " (" + more + " more refusals not logged)" : "");
+        } finally {
+            MDC.remove(PARTICIPANT_ID); // the event loop's next line is another client's
+        }
     }
 
     private static String endpoint(StunMessage.StunAddress a) {

@@ -227,6 +227,17 @@ class TurnServerTest {
         TestTurnClient c = udpClient(addr);
         TurnCredential cred = cred("mallory");
         assertThat(c.allocate(cred.username(), cred.password()).messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
+        ch.qos.logback.classic.Logger deniedLog = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(DeniedPeerLog.class);
+        List<Map<String, String>> deniedMdc = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ch.qos.logback.core.AppenderBase<ch.qos.logback.classic.spi.ILoggingEvent> capture = new ch.qos.logback.core.AppenderBase<>() {
+            @Override
+            protected void append(ch.qos.logback.classic.spi.ILoggingEvent e) {
+                deniedMdc.add(e.getMDCPropertyMap()); // read on the logging thread, as the encoder does
+            }
+        };
+        capture.setContext(deniedLog.getLoggerContext());
+        capture.start();
+        deniedLog.addAppender(capture);
         int n = 0;
         for (String s : PeerPolicyTest.DENIED) {
             if (s.equals("127.0.0.1") || s.equals("::ffff:127.0.0.1")) {
@@ -253,6 +264,9 @@ class TurnServerTest {
         // the relay's own ports and listener are refused even though 127.0.0.1 is allowed
         assertThat(c.channelBind(0x4fff, ip("127.0.0.1"), addr.getPort()).errorCode()).isEqualTo(403);
         assertThat(c.channelBind(0x4ffe, ip("127.0.0.1"), server.config().relayPortMin()).errorCode()).isEqualTo(403);
+        deniedLog.detachAppender(capture);
+        // the refusal's line names the participant of the TURN REST username as a field (issue #21)
+        assertThat(deniedMdc).isNotEmpty().allSatisfy(m -> assertThat(m).containsEntry("participant_id", "mallory"));
     }
 
     @Test
