@@ -1,5 +1,6 @@
 package dev.parley.operator.metrics;
 
+import dev.parley.podmetrics.JvmProcessMetrics;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package dev.parley.sfu.metrics;
 
+import dev.parley.podmetrics.JvmProcessMetrics;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;

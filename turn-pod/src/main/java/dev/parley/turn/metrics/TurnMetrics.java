@@ -1,5 +1,6 @@
 package dev.parley.turn.metrics;
 
+import dev.parley.podmetrics.JvmProcessMetrics;
 import io.netty.util.concurrent.FastThreadLocal;
 
 import java.util.EnumMap;

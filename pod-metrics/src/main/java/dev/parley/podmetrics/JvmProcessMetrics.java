@@ -1,4 +1,4 @@
-package dev.parley.operator.metrics;
+package dev.parley.podmetrics;
 
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
