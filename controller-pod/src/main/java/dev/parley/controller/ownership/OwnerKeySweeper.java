@@ -10,10 +10,6 @@ import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.sql.Array;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -79,21 +75,9 @@ public final class OwnerKeySweeper {
     }
 
     private List<UUID> endedAndEnforced(Set<UUID> owned) {
-        return db.read(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT m.meeting_id FROM meetings m "
-                    + "WHERE m.meeting_id = ANY(?) AND m.status = 'ended' AND NOT EXISTS "
-                    + "(SELECT 1 FROM commands k WHERE k.meeting_id = m.meeting_id AND k.media_enforcement = 'pending')")) {
-                Array ids = c.createArrayOf("uuid", owned.toArray());
-                ps.setArray(1, ids);
-                List<UUID> out = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        out.add(rs.getObject(1, UUID.class));
-                    }
-                }
-                return out;
-            }
-        });
+        return MeetingIdQuery.select(db, "SELECT m.meeting_id FROM meetings m "
+                + "WHERE m.meeting_id = ANY(?) AND m.status = 'ended' AND NOT EXISTS "
+                + "(SELECT 1 FROM commands k WHERE k.meeting_id = m.meeting_id AND k.media_enforcement = 'pending')", owned);
     }
 
     @PreDestroy

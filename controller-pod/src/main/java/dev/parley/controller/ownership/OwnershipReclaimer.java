@@ -11,9 +11,6 @@ import jakarta.annotation.PreDestroy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.sql.Array;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
@@ -95,20 +92,8 @@ public final class OwnershipReclaimer {
     }
 
     private Set<UUID> liveWithParticipants(Set<UUID> ids) {
-        return db.read(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT meeting_id FROM meetings "
-                    + "WHERE meeting_id = ANY(?) AND status = 'live' AND active_participants > 0")) {
-                Array a = c.createArrayOf("uuid", ids.toArray());
-                ps.setArray(1, a);
-                Set<UUID> out = new HashSet<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        out.add(rs.getObject(1, UUID.class));
-                    }
-                }
-                return out;
-            }
-        });
+        return new HashSet<>(MeetingIdQuery.select(db, "SELECT meeting_id FROM meetings "
+                + "WHERE meeting_id = ANY(?) AND status = 'live' AND active_participants > 0", ids));
     }
 
     @PreDestroy
