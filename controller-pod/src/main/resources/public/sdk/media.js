@@ -162,6 +162,7 @@ export class MediaSession {
   /** Route a signaling message that concerns media. @returns {boolean} handled */
   handleMessage(msg) {
     if (msg.type === 'answer') { this.#onAnswer(msg); return true; }
+    if (msg.type === 'error' && msg.code === 'lease_in_doubt') { this.#retryOffer(msg); return true; }
     if (msg.type === 'subscribed' || msg.type === 'slot_assignments' || (msg.type === 'event' && msg.event?.type === 'slot_assignments')) {
       this.applySlotAssignments(msg.slot_assignments ?? msg.event?.slot_assignments ?? msg.assignments);
       return true;
@@ -172,6 +173,23 @@ export class MediaSession {
       return true;
     }
     return false;
+  }
+
+  /**
+   * The controller could not vouch for its lease when our offer came (an etcd hiccup): the transport is fine,
+   * so the same offer goes again after the pause it asks for, while its answer is still awaited (the answer
+   * timeout keeps running: a lease that stays in doubt ends in a new generation as before).
+   */
+  #retryOffer(msg) {
+    const kind = msg.transport === 'publish' ? 'publish' : 'subscribe';
+    const wait = Math.min(5000, Math.max(100, Number(msg.retry_after_ms) || 500));
+    setTimeout(() => {
+      const pc = kind === 'publish' ? this.pub : this.sub;
+      if (this.closed || !pc?.localDescription || !this.pendingAnswers.has(kind)) return;
+      const again = { type: 'offer', transport: kind, sdp: pc.localDescription.sdp };
+      if (kind === 'publish') again.sources = this.publishSources();
+      this.o.send(again);
+    }, wait);
   }
 
   async #onAnswer(msg) {

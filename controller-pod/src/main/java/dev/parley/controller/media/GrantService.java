@@ -125,6 +125,14 @@ public final class GrantService {
         return GrantLedger.grantOf(g, participantId, ttl);
     }
 
+    /**
+     * True while this controller cannot vouch for its etcd lease: no grant can be issued, but the meeting is
+     * not lost either (the lease may be confirmed again in a moment), so callers answer "retry", not "refused".
+     */
+    public boolean leaseInDoubt() {
+        return gate.ttlNow() <= 0;
+    }
+
     public Long epochOf(UUID meetingId) {
         MeetingGrants g = ledger.get(meetingId);
         return g == null ? null : g.epoch;

@@ -33,6 +33,8 @@ import java.util.function.Consumer;
  */
 @Singleton
 public final class MediaRelay {
+    /** How long a client waits before sending an offer again that was answered {@code lease_in_doubt}. */
+    static final int LEASE_RETRY_MS = 500;
     private static final List<PublishSource> INVALID_SOURCES = Collections.unmodifiableList(new ArrayList<>());
 
     private final SessionRegistry registry;
@@ -98,6 +100,15 @@ public final class MediaRelay {
             return false;
         }
         Grant grant = grants.currentGrant(c.meetingId(), c.participantId());
+        if (grant == null && grants.leaseInDoubt()) {
+            // The owner cannot vouch for its lease right now (an etcd hiccup): the participant is not refused,
+            // the offer is retried as it is (no new transport generation).
+            ObjectNode retry = Replies.error("lease_in_doubt", "the meeting's controller cannot confirm its lease; retry the offer");
+            retry.put("transport", kind.wire());
+            retry.put("retry_after_ms", LEASE_RETRY_MS);
+            out.accept(retry);
+            return false;
+        }
         SfuEntry sfu = selector.get(c.sfuPod()).orElse(null);
         if (grant == null || sfu == null || !selector.isUsable(sfu.pod())) {
             out.accept(Replies.error(grant == null ? "not_authorized" : "media_server_unavailable",
