@@ -45,13 +45,13 @@ import java.util.concurrent.TimeUnit;
 final class ChaosRun implements AutoCloseable {
     static final long MEDIA_BACK_BOUND_MS = Long.getLong("chaos.mediaBackBoundMs", 30_000);
     static final long MIN_OBSERVE_MS = Long.getLong("chaos.minObserveMs", 8_000);
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     final boolean full;
     final Path outDir;
     ChaosPlatform platform;
     Api api;
     LoadFleet fleet;
+    private ResourceCounts resourceCounts;
     BrowserMeeting browsers;
     Observer observer;
     final MediaLedger ledger = new MediaLedger();
@@ -117,6 +117,7 @@ final class ChaosRun implements AutoCloseable {
         fleet = new LoadFleet(api, platform);
         browsers = new BrowserMeeting(platform, ledger);
         observer = new Observer(platform, invariants, timeline, ledger, commands, fleet, this::everyone, this::active);
+        resourceCounts = new ResourceCounts(platform, observer::sfuViews);
         observer.start();
         observer.awaitCycle();
         resources.baseline(counts());
@@ -435,8 +436,8 @@ final class ChaosRun implements AutoCloseable {
         }
         resources.judge(now);
         ChaosPlatform.log("after cleanup %s (baseline %s); TURN allocations created %s, expired %s, postgres connections %d",
-            now, resources.baseline(), turnMetric("parley_turn_allocations_created_total"),
-            turnMetric("parley_turn_allocations_expired_total"), pgCount(""));
+            now, resources.baseline(), resourceCounts.turnMetric("parley_turn_allocations_created_total"),
+            resourceCounts.turnMetric("parley_turn_allocations_expired_total"), resourceCounts.pgCount(""));
         deadline = System.nanoTime() + 30_000_000_000L;
         while (System.nanoTime() < deadline && pendingCommands() > 0) Api.sleep(500);
         Connection c = observer.pg();
@@ -458,86 +459,7 @@ final class ChaosRun implements AutoCloseable {
 
     /** The counted resources right now. */
     Map<String, Long> counts() {
-        Map<String, Long> out = new LinkedHashMap<>();
-        long transports = 0;
-        for (Observation.SfuView v : observer.sfuViews()) {
-            if (v.reach() == Observation.Reach.ANSWERED) transports += v.transports();
-            else if (v.reach() == Observation.Reach.UNKNOWN) transports += 1_000_000;
-        }
-        out.put("sfu transports", transports);
-        out.put("turn allocations", (long) metric("http://127.0.0.1:" + platform.turn.internalPort + "/metrics", "parley_turn_allocations"));
-        out.put("etcd meeting keys", etcdKeys("/parley/v1/meetings/", null));
-        out.put("etcd recording request/runner keys", etcdKeys("/parley/v1/recordings/", "/request")
-            + etcdKeys("/parley/v1/recordings/", "/runner"));
-        long sockets = 0;
-        for (Pod c : platform.controllers) {
-            if (c.alive()) sockets += (long) metric("http://127.0.0.1:" + c.internalPort + "/prometheus", "parley_active_connections");
-        }
-        out.put("signaling sockets", sockets);
-        long total = pgCount("");
-        long live = platform.controllers.stream().filter(Pod::alive).count();
-        out.put("postgres connections beyond the live pools", total < 0 ? -1 : Math.max(0, total - live * POOL_MAX));
-        out.put("postgres sessions busy > 5 s", pgCount(" AND state <> 'idle' AND now() - state_change > interval '5 seconds'"));
-        return out;
-    }
-
-    private double turnMetric(String name) {
-        return metric("http://127.0.0.1:" + platform.turn.internalPort + "/metrics", name);
-    }
-
-    private double metric(String url, String name) {
-        try {
-            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(3))
-                .header("Authorization", "Bearer " + platform.internalSecret).GET().build(), HttpResponse.BodyHandlers.ofString());
-            double sum = 0;
-            for (String line : r.body().split("\n")) {
-                if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-                    sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).trim());
-                }
-            }
-            return sum;
-        } catch (Exception e) {
-            return -1;
-        }
-    }
-
-    private long etcdKeys(String prefix, String suffix) {
-        for (var m : platform.etcd.members()) {
-            if (!m.isRunning()) continue;
-            try {
-                byte[] p = prefix.getBytes(StandardCharsets.UTF_8);
-                byte[] end = p.clone();
-                end[end.length - 1]++;
-                ObjectNode b = Api.JSON.createObjectNode().put("key", Base64.getEncoder().encodeToString(p))
-                    .put("range_end", Base64.getEncoder().encodeToString(end)).put("keys_only", true);
-                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(m.clientUrl() + "/v3/kv/range"))
-                    .timeout(Duration.ofSeconds(3)).POST(HttpRequest.BodyPublishers.ofString(b.toString())).build(),
-                    HttpResponse.BodyHandlers.ofString());
-                long n = 0;
-                for (JsonNode kv : Api.JSON.readTree(r.body()).path("kvs")) {
-                    String k = new String(Base64.getDecoder().decode(kv.path("key").asText()), StandardCharsets.UTF_8);
-                    if (suffix == null || k.endsWith(suffix)) n++;
-                }
-                return n;
-            } catch (Exception e) {
-                // next member
-            }
-        }
-        return -1;
-    }
-
-    /** Hikari's maximum-pool-size of a controller (controller-pod application.yml). */
-    private static final long POOL_MAX = 24;
-
-    private long pgCount(String condition) {
-        try (Connection c = platform.postgres.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE datname = '" + PostgresServer.DATABASE
-                 + "' AND application_name <> 'chaos-checker'" + condition)) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (Exception e) {
-            return -1;
-        }
+        return resourceCounts.counts();
     }
 
     // ------------------------------------------------------------------ result

@@ -91,6 +91,15 @@ final class LoadFleet implements AutoCloseable {
         return p;
     }
 
+    /** Stops driving {@code m}: its participants leave and close their links (the meeting is ended by the caller). */
+    void drop(Meeting m) {
+        meetings.remove(m);
+        for (LoadParticipant p : m.members) {
+            byTag.remove(p.tag);
+            p.close();
+        }
+    }
+
     Meeting meetingOf(LoadParticipant p) {
         for (Meeting m : meetings) if (m.members.contains(p)) return m;
         return null;

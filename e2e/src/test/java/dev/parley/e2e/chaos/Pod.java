@@ -85,6 +85,12 @@ final class Pod implements AutoCloseable {
         return p != null && p.alive();
     }
 
+    /** The running process's pid, or -1 before the first start. */
+    long pid() {
+        PodProcess p = process;
+        return p == null ? -1 : p.pid();
+    }
+
     int incarnation() {
         return incarnation;
     }
