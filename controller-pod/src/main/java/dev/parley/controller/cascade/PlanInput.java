@@ -1,0 +1,24 @@
+package dev.parley.controller.cascade;
+
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What the owner knows of one meeting when it plans: where each participant is placed, which participant
+ * publishes each track, which layer each receiver wants of each track (simulcast layer or SVC spatial layer index;
+ * 0 = lowest), and which SFUs are alive. Pure data: the planner reads nothing else.
+ *
+ * @param placement     participant id → the SFU carrying it
+ * @param publisherOf   track id → publishing participant id
+ * @param subscriptions receiver participant id → (track id → wanted layer)
+ * @param liveSfus      pods that are alive (a dead pod's paths are cut at once, no make-before-break)
+ */
+public record PlanInput(Map<String, SfuNode> placement, Map<String, String> publisherOf,
+                        Map<String, Map<String, Integer>> subscriptions, Set<String> liveSfus) {
+    public PlanInput {
+        placement = Map.copyOf(placement);
+        publisherOf = Map.copyOf(publisherOf);
+        subscriptions = Map.copyOf(subscriptions);
+        liveSfus = Set.copyOf(liveSfus);
+    }
+}
