@@ -60,6 +60,8 @@ final class LoadParticipant implements AutoCloseable {
     private volatile boolean closed;
     private volatile boolean needNewGeneration;
     private final Map<String, CompletableFuture<JsonNode>> waiting = new ConcurrentHashMap<>();
+    /** The last offer sent per transport kind, sent again when the owner answers {@code lease_in_doubt}. */
+    private final Map<String, String> offers = new ConcurrentHashMap<>();
     /** Packets received per publisher tag. */
     final Map<Integer, AtomicLong> receivedFrom = new ConcurrentHashMap<>();
     final AtomicLong sent = new AtomicLong();
@@ -233,6 +235,7 @@ final class LoadParticipant implements AutoCloseable {
 
     private JsonNode offer(String kind, String sdp) throws Exception {
         CompletableFuture<JsonNode> answer = expect("answer:" + kind);
+        offers.put(kind, sdp);
         send(Api.JSON.createObjectNode().put("type", "offer").put("transport", kind).put("sdp", sdp));
         return answer.get(15, TimeUnit.SECONDS);
     }
@@ -261,6 +264,7 @@ final class LoadParticipant implements AutoCloseable {
             case "error" -> {
                 lastError = m.toString();
                 String code = m.path("code").asText();
+                if (code.equals("lease_in_doubt") && retryOffer(m)) return;
                 if (code.equals("not_admitted") || code.equals("participant_removed")) removed = true;
                 waiting.values().forEach(f -> f.completeExceptionally(new IllegalStateException(m.toString())));
                 waiting.clear();
@@ -277,6 +281,24 @@ final class LoadParticipant implements AutoCloseable {
             default -> {
             }
         }
+    }
+
+    /**
+     * As the SDK does: an offer answered {@code lease_in_doubt} (the owner could not vouch for its lease) goes again,
+     * unchanged, after the pause it names, while its answer is still awaited. False when there is nothing to retry.
+     */
+    private boolean retryOffer(JsonNode m) {
+        String kind = m.path("transport").asText();
+        String sdp = offers.get(kind);
+        if (sdp == null || !waiting.containsKey("answer:" + kind)) return false;
+        long pause = Math.max(100, Math.min(5000, m.path("retry_after_ms").asLong(500)));
+        Thread.ofVirtual().start(() -> {
+            Api.sleep(pause);
+            if (waiting.containsKey("answer:" + kind)) {
+                send(Api.JSON.createObjectNode().put("type", "offer").put("transport", kind).put("sdp", sdp));
+            }
+        });
+        return true;
     }
 
     private void complete(String what, JsonNode m) {
