@@ -47,7 +47,7 @@ class AreaOfInterestIT {
     static final long UPDATE_BOUND_MS = 500;
 
     static Scenario s;
-    static final List<Client> clients = new ArrayList<>();
+    static final List<Client> clients = new CopyOnWriteArrayList<>();
     static final Map<String, double[]> model = new ConcurrentHashMap<>();
     static final List<JsonNode> errors = new CopyOnWriteArrayList<>();
     static volatile boolean collecting = true;
@@ -65,6 +65,11 @@ class AreaOfInterestIT {
             this.pid = pid;
             this.ws = ws;
         }
+
+        /** One send at a time: the test and the pinger share the socket. */
+        synchronized void send(String json) {
+            ws.send(json);
+        }
     }
 
     @BeforeAll
@@ -76,6 +81,9 @@ class AreaOfInterestIT {
                         + ",\"max_participants\":" + K + "}}");
         assertThat(r.status()).as(r.raw()).isEqualTo(201);
         s.meetingId = r.text("meeting_id");
+        // from the start: joining 50 clients can take longer than the 30 s a silent socket is kept
+        collector = Thread.ofPlatform().daemon().name("aoi-it-collector").start(AreaOfInterestIT::collect);
+        Thread.ofPlatform().daemon().name("aoi-it-pinger").start(AreaOfInterestIT::ping);
         var host = retried(() -> s.join(0, s.hostToken, UUID.randomUUID()), 201);
         s.hostPid = host.text("participant_id");
         clients.add(new Client(s.hostPid, socket(s.hostToken, s.hostPid)));
@@ -84,7 +92,6 @@ class AreaOfInterestIT {
             var j = retried(() -> s.join(0, token, UUID.randomUUID()), 201);
             clients.add(new Client(j.text("participant_id"), socket(token, j.text("participant_id"))));
         }
-        collector = Thread.ofPlatform().daemon().name("aoi-it-collector").start(AreaOfInterestIT::collect);
     }
 
     @AfterAll
@@ -115,6 +122,26 @@ class AreaOfInterestIT {
         ws.send("{\"type\":\"join\",\"connect_ticket\":\"" + t.text("connect_ticket") + "\"}");
         ws.await("joined", 20_000);
         return ws;
+    }
+
+    /** Joined sockets silent for 30 s are closed (ghost cleanup); a real client pings, so do ours. */
+    static void ping() {
+        while (collecting) {
+            for (Client c : clients) {
+                if (!c.ws.isClosed()) {
+                    try {
+                        c.send("{\"type\":\"ping\"}");
+                    } catch (RuntimeException e) {
+                        // closed meanwhile (the leave test): nothing to keep alive
+                    }
+                }
+            }
+            try {
+                Thread.sleep(5_000);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
     }
 
     /** Drains every socket: keeps each client's newest interest set and every error. */
@@ -167,7 +194,7 @@ class AreaOfInterestIT {
 
     static void move(Client c, double x, double y) {
         model.put(c.pid, new double[]{x, y});
-        c.ws.send("{\"type\":\"position\",\"x\":" + x + ",\"y\":" + y + "}");
+        c.send("{\"type\":\"position\",\"x\":" + x + ",\"y\":" + y + "}");
     }
 
     /** Waits until every client's newest interest set equals the model; returns the clients still wrong. */
@@ -213,8 +240,12 @@ class AreaOfInterestIT {
             Map<String, List<String>> before = new HashMap<>();
             clients.forEach(c -> before.put(c.pid, c.interest));
             long sent = System.nanoTime();
-            for (int m = 0; m < 8; m++) {
-                move(clients.get(rnd.nextInt(CLIENTS)), 5 * rnd.nextInt(20), 5 * rnd.nextInt(10));
+            // 8 different clients: each move is applied at once (a second move within 100 ms would wait for the
+            // rate limit, which the next test covers)
+            List<Client> movers = new ArrayList<>(clients);
+            java.util.Collections.shuffle(movers, rnd);
+            for (Client c : movers.subList(0, 8)) {
+                move(c, 5 * rnd.nextInt(20), 5 * rnd.nextInt(10));
             }
             List<String> wrong = awaitAgreement(5_000);
             long agreedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent);
@@ -270,7 +301,7 @@ class AreaOfInterestIT {
                 "{\"type\":\"position\",\"x\":true,\"y\":0}", "{\"type\":\"position\",\"x\":null,\"y\":0}",
                 "{\"type\":\"position\",\"x\":[1],\"y\":{}}");
         for (String b : bad) {
-            c.ws.send(b);
+            c.send(b);
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (errors.size() < bad.size() && System.nanoTime() < deadline) {
@@ -316,7 +347,7 @@ class AreaOfInterestIT {
             if (c.interest.contains(leaving.pid)) hadIt.add(c.pid);
         });
         assertThat(hadIt).isNotEmpty();
-        leaving.ws.send("{\"type\":\"leave\"}");
+        leaving.send("{\"type\":\"leave\"}");
         model.remove(leaving.pid);
         assertThat(awaitAgreement(5_000)).isEmpty();
     }
