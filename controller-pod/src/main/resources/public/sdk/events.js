@@ -52,6 +52,7 @@
  *           the signaling socket; `open` = the server answered `joined` (a fresh join or a resume)
  * @property {{level: string, code: string, text: string}} notice   every refusal or warning the UI should show
  * @property {{event: ControlEvent, cursor: string|null}} event     every control event applied, as received
+ * @property {{participants: string[], sequence: number}} interest  area of interest: who is within our radius now (aoi.js)
  */
 
 /**

@@ -16,6 +16,7 @@ import { uuid, idempotencyKey } from './ids.js';
 import { sleep } from './backoff.js';
 import { worseQuality } from './quality.js';
 import { Emitter, eventsFromControl, eventsFromState } from './events.js';
+import { AreaOfInterest } from './aoi.js';
 
 export { ApiClient, SignalingClient, MediaSession, Store, CommandQueue, ParleyError, describeCode, Emitter };
 /** @typedef {import('./events.js').ParleyEventMap} ParleyEventMap */
@@ -91,6 +92,9 @@ export class ParleyClient {
     // `online` and `navigator.connection` change often fire together: one ICE restart per burst.
     this.onNetworkChange = () => { clearTimeout(this.networkTimer); this.networkTimer = setTimeout(() => this.#networkChanged(), 250); };
     // Offline: say so at once (the peer connections notice only seconds later); `online` heals.
+    /** Area of interest (aoi.js): `setPosition`, the `interest` event, the subscription kept to the interest set. */
+    this.aoi = new AreaOfInterest({ send: (m) => this.signaling?.open ? this.signaling.send(m) !== false : false,
+      onInterest: (e) => { this.events.emit('interest', e); this.#sendViewport(); } });
     this.onOffline = () => { if (!FINAL.has(this.state.admission)) this.#notice('warning', 'offline', 'You are offline. We will reconnect when the network is back.'); };
   }
 
@@ -517,6 +521,7 @@ export class ParleyClient {
     const { state, effects } = applyEvent(before, ev);
     this.store.set(cursor ? { ...state, cursor } : state);
     if (ev.type === 'active_speakers') this.lastServerSpeakersAt = performance.now();
+    if (ev.type === 'interest') this.aoi.applyInterest(ev);
     if (ev.type === 'slot_assignments' && this.media) this.media.applySlotAssignments(ev.slot_assignments ?? ev.assignments);
     if (ev.type === 'media_server_lost' && (this.media || this.retiring) && (!this.sfuPod || ev.detail === this.sfuPod)) this.newGeneration('media_server_lost', { detail: ev.detail });
     if (ev.type === 'new_generation_required') this.#onSignal({ ...ev, type: 'new_generation_required', sfu_pod: ev.sfu_pod ?? ev.detail });
@@ -710,6 +715,12 @@ export class ParleyClient {
   }
 
   /**
+   * Our position in an area-of-interest meeting (aoi.js; at most one per 100 ms is sent, the newest wins).
+   * @param {number} x @param {number} y
+   */
+  setPosition(x, y) { this.aoi.setPosition(x, y); }
+
+  /**
    * Tell the SFU what is actually shown: track ids with tile size and frame rate (seed 000).
    * @param {{track_id:string, max_width:number, max_height:number, max_fps:number}[]} tracks
    */
@@ -742,7 +753,7 @@ export class ParleyClient {
     for (const old of this.sentPins ?? []) {
       if (!tracks.some((tr) => tr.track_id === old)) tracks.push({ track_id: old, max_width: 0, max_height: 0, max_fps: 0 });
     }
-    return tracks;
+    return this.aoi.filter(tracks);
   }
 
   #sendViewport() {

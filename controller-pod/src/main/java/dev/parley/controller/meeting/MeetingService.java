@@ -1,6 +1,7 @@
 package dev.parley.controller.meeting;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.aoi.AoiSettings;
 import dev.parley.controller.http.ApiException;
 import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.auth.Caller;
@@ -43,6 +44,7 @@ public class MeetingService {
                     .with("field", "max_participants");
         }
         int maxParticipants = max == null ? cfg.meetingMaxParticipants() : max.intValue();
+        AoiSettings aoi = AoiSettings.fromCreation(body);
         UUID id = db.tx(c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT create_meeting_with_outbox(?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                 ps.setObject(1, UUID.randomUUID());
@@ -54,10 +56,15 @@ public class MeetingService {
                 ps.setBoolean(7, waiting);
                 ps.setInt(8, maxParticipants);
                 ps.setString(9, cfg.region());
+                UUID created;
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    return rs.getObject(1, UUID.class);
+                    created = rs.getObject(1, UUID.class);
                 }
+                if (aoi != null) {
+                    setAreaOfInterest(c, created, aoi);
+                }
+                return created;
             } catch (SQLException e) {
                 if ("P0409".equals(e.getSQLState())) {
                     throw ApiException.conflict("idempotency_key_reused",
@@ -71,6 +78,17 @@ public class MeetingService {
         out.put("status", "scheduled");
         out.put("version", 1);
         return out;
+    }
+
+    /** Mode {@code area_of_interest} on a new meeting; a retry (same key, meeting already set) changes nothing. */
+    private static void setAreaOfInterest(Connection c, UUID meeting, AoiSettings aoi) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE meetings SET subscription_mode = 'area_of_interest', "
+                + "aoi_radius = ?, aoi_max_participants = ? WHERE meeting_id = ? AND subscription_mode = 'all'")) {
+            ps.setDouble(1, aoi.radius());
+            ps.setInt(2, aoi.maxParticipants());
+            ps.setObject(3, meeting);
+            ps.executeUpdate();
+        }
     }
 
     /** GET /v1/meetings/{id}: only within the caller's tenant (other tenants see 404). */

@@ -1,5 +1,6 @@
 package dev.parley.controller.signaling;
 
+import dev.parley.controller.interest.InterestService;
 import dev.parley.controller.media.GrantService;
 import dev.parley.controller.participant.ParticipantService;
 import io.micronaut.websocket.CloseReason;
@@ -16,14 +17,16 @@ public final class Departures {
     private final GrantService grants;
     private final OwnerPresence owner;
     private final PresenceNotices notices;
+    private final InterestService interest;
 
     public Departures(SessionRegistry registry, ParticipantService participants, GrantService grants,
-                      OwnerPresence owner, PresenceNotices notices) {
+                      OwnerPresence owner, PresenceNotices notices, InterestService interest) {
         this.registry = registry;
         this.participants = participants;
         this.grants = grants;
         this.owner = owner;
         this.notices = notices;
+        this.interest = interest;
     }
 
     /** {@code leave} on a joined socket: answered {@code left}, then the socket is closed. */
@@ -36,6 +39,7 @@ public final class Departures {
             } else {
                 registry.publish(c.meetingId, participants.leave(c.meetingId, c.epoch, c.participantId, -1, "left"));
                 grants.refresh(c.meetingId); // a participant who left must not keep media rights
+                interest.gone(c.meetingId, c.participantId);
             }
         } finally {
             registry.sendRaw(c, Replies.typed("left"));

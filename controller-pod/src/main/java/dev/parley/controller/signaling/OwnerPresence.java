@@ -1,5 +1,6 @@
 package dev.parley.controller.signaling;
 
+import dev.parley.controller.interest.InterestService;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.media.GrantService;
 import dev.parley.controller.ownership.Ownership;
@@ -28,6 +29,7 @@ public final class OwnerPresence {
     private final SessionRegistry registry;
     private final ParticipantService participants;
     private final GrantService grants;
+    private final InterestService interest;
     private final ParleyConfig cfg;
     private final ExecutorService workers;
     private final ScheduledExecutorService timers;
@@ -35,11 +37,12 @@ public final class OwnerPresence {
     private final Map<String, ScheduledFuture<?>> graceTimers = new ConcurrentHashMap<>();
 
     public OwnerPresence(Ownership ownership, SessionRegistry registry, ParticipantService participants,
-                         GrantService grants, ParleyConfig cfg, SignalingExecutors executors) {
+                         GrantService grants, ParleyConfig cfg, SignalingExecutors executors, InterestService interest) {
         this.ownership = ownership;
         this.registry = registry;
         this.participants = participants;
         this.grants = grants;
+        this.interest = interest;
         this.cfg = cfg;
         this.workers = executors.workers;
         this.timers = executors.timers;
@@ -77,6 +80,7 @@ public final class OwnerPresence {
                 registry.remoteClosed(m, null, p);
                 registry.publish(m, participants.leave(m, epoch, p, -1, "left"));
                 grants.refresh(m);
+                interest.gone(m, p);
             }
         }
         return true;
@@ -85,6 +89,7 @@ public final class OwnerPresence {
     /** The participant is reconnecting: marked left after the grace unless a socket of it comes back. */
     void startGrace(UUID m, UUID p, long gen, long epoch) {
         registry.volatileMessage(m, "participant_reconnecting", p.toString());
+        interest.gone(m, p); // no socket left anywhere: out of everyone's area of interest until it sends a position
         // idempotent ghost cleanup: only the same generation, only if still active, only once
         graceTimers.compute(m + "/" + p, (k, old) -> {
             if (old != null) {

@@ -2,6 +2,7 @@ package dev.parley.controller.signaling;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.interest.InterestService;
 import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.ownership.Ownership;
 import dev.parley.controller.ownership.Route;
@@ -23,12 +24,15 @@ public final class OwnerRelay {
     private final PodLink link;
     private final SessionRegistry registry;
     private final MediaRelay media;
+    private final InterestService interest;
 
-    public OwnerRelay(Ownership ownership, PodLink link, SessionRegistry registry, MediaRelay media) {
+    public OwnerRelay(Ownership ownership, PodLink link, SessionRegistry registry, MediaRelay media,
+                      InterestService interest) {
         this.ownership = ownership;
         this.link = link;
         this.registry = registry;
         this.media = media;
+        this.interest = interest;
     }
 
     /** The non-owner's side: true when the socket is a non-owner's and the message was handled that way. */
@@ -51,7 +55,7 @@ public final class OwnerRelay {
                 break;
             }
             if (r instanceof Route.Local local) {
-                for (ObjectNode reply : media.relayed(Bound.of(c, local.epoch()), msg)) {
+                for (ObjectNode reply : ownerSide(Bound.of(c, local.epoch()), msg)) {
                     registry.sendRaw(c, reply);
                 }
                 return true;
@@ -80,6 +84,11 @@ public final class OwnerRelay {
      */
     List<ObjectNode> relayed(UUID m, UUID p, long gen, String sfuPod, String deviceKey, ObjectNode msg) {
         Long epoch = ownership.epochIfOwned(m);
-        return epoch == null ? null : media.relayed(new Bound(m, p, gen, sfuPod, deviceKey, epoch), msg);
+        return epoch == null ? null : ownerSide(new Bound(m, p, gen, sfuPod, deviceKey, epoch), msg);
+    }
+
+    /** Positions go to the area-of-interest state, offers and subscriptions to the SFU. */
+    private List<ObjectNode> ownerSide(Bound b, ObjectNode msg) {
+        return "position".equals(msg.path("type").asText("")) ? Positions.replies(interest, b, msg) : media.relayed(b, msg);
     }
 }

@@ -42,17 +42,20 @@ public class SignalingSocket {
     private final MediaRelay media;
     private final OwnerRelay ownerRelay;
     private final Departures departures;
+    private final Positions positions;
     private final ExecutorService workers;
     private final Map<String, Conn> conns = new ConcurrentHashMap<>();
 
     public SignalingSocket(SessionRegistry registry, UnjoinedPhase unjoined, JoinHandler joins, MediaRelay media,
-                           OwnerRelay ownerRelay, Departures departures, SignalingExecutors executors) {
+                           OwnerRelay ownerRelay, Departures departures, SignalingExecutors executors,
+                           Positions positions) {
         this.registry = registry;
         this.unjoined = unjoined;
         this.joins = joins;
         this.media = media;
         this.ownerRelay = ownerRelay;
         this.departures = departures;
+        this.positions = positions;
         this.workers = executors.workers;
         executors.timers.scheduleWithFixedDelay(this::sweep, 5, 5, TimeUnit.SECONDS);
     }
@@ -162,6 +165,7 @@ public class SignalingSocket {
                     media.subscribe(c, msg);
                 }
             }
+            case "position" -> positions.received(c, msg); // area of interest: latest wins, rate-limited
             case "trickle" -> {
                 // the SFU is ICE-lite: it learns client candidates from connectivity checks
             }

@@ -1,0 +1,48 @@
+package dev.parley.controller.coalesce;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Map;
+
+/**
+ * The wire form of a merged delta, written once per meeting and window with Jackson's streaming generator (no
+ * tree): {@code {"type":"roster_delta","changes":[{"participant_id":..,"op":"patch|replace|remove",
+ * "fields":{..}}]}}.
+ */
+public final class RosterDeltaJson {
+    private static final JsonFactory FACTORY = new JsonFactory();
+
+    private RosterDeltaJson() {
+    }
+
+    public static byte[] encode(Map<String, RosterChange> delta) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64 + delta.size() * 96);
+        try (JsonGenerator g = FACTORY.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("type", "roster_delta");
+            g.writeArrayFieldStart("changes");
+            for (Map.Entry<String, RosterChange> e : delta.entrySet()) {
+                g.writeStartObject();
+                g.writeStringField("participant_id", e.getKey());
+                g.writeStringField("op", e.getValue().kind().name().toLowerCase(java.util.Locale.ROOT));
+                if (!e.getValue().fields().isEmpty()) {
+                    g.writeObjectFieldStart("fields");
+                    for (Map.Entry<String, String> f : e.getValue().fields().entrySet()) {
+                        g.writeStringField(f.getKey(), f.getValue());
+                    }
+                    g.writeEndObject();
+                }
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+}
