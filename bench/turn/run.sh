@@ -199,7 +199,7 @@ awk '
           md = median(k, "parley"); if (md >= 0 && (verdict == "" || md < verdict)) verdict = md }
         printf "%.2f %d\n", (verdict == "" ? 0 : verdict), R > verdict_file }
 ' verdict_file="$WORK/verdict" <(tail -n +2 "$RESULTS")
-[[ -z "$BASELINE_JAR" ]] || echo "base: BASELINE_JAR ($BASELINE_JAR) with ${BASELINE_JAVA_OPTS:-the same JVM flags}, measured in this run"
+[[ -z "$BASELINE_JAR" ]] || echo "base: BASELINE_JAR ($BASELINE_JAR) with ${BASELINE_JAVA_OPTS:-the same JVM flags}${BASELINE_ENV:+ and $BASELINE_ENV}, measured in this run"
 echo
 echo "parley JVM flags: $PARLEY_JAVA_OPTS"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); coturn $(turnserver --version 2>&1 | head -1); $("$JAVA" -version 2>&1 | head -1)"

@@ -12,7 +12,7 @@ import java.util.concurrent.locks.LockSupport;
  * the thread is woken about once per window instead of once per packet. When a poll finds nothing the loop blocks in
  * epoll_wait as usual, so an idle relay does not tick. A busy loop (a poll found {@link #BUSY} or more ready sockets)
  * does not sleep: it already handles many packets per pass, and sleeping would only cap its throughput (without this
- * exemption the relay lost ~10 % of the packets at 20 000 packets/s each way). The price is up to {@code window} of
+ * exemption the relay lost up to 10 % of the packets at 20 000 packets/s each way). The price is up to {@code window} of
  * added delay per hop. Opt-in (PARLEY_TURN_COALESCE_MICROS): on the loaded bench machine it did not save CPU
  * (docs/turn.md, bench/turn/README.md).
  *
