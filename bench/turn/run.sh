@@ -8,21 +8,28 @@
 # Each level is measured REPEATS (5) times with the servers alternating (coturn, parley, coturn, parley, ...); the
 # verdict per level is the median of the per-round ratios, printed with their min and max.
 #
-# Usage: bench/turn/run.sh [levels...]        (levels are per-session packet intervals in ms; default "20 10 5 2")
+# The last line is the verdict: "turn vs coturn: parley/coturn packets per CPU-second <lowest per-level median> (median
+# of <K> rounds)".
+#
+# Usage: bench/turn/run.sh [--quick] [levels...]   (levels are per-session packet intervals in ms; default "20 10 5 2";
+#        --quick: "20" and REPEATS=3, about 4 minutes with the warm-up)
 # Env:   REPEATS (rounds per level, default 5), JAR (the Parley jar, default turn-pod/target/turn-pod.jar), PROCS (uclient processes, default 4), SESSIONS (sessions per process, default 10), SECONDS_PER_LEVEL (5),
 #        MSG_BYTES (160), PARLEY_LOOPS (Parley event loops; unset: the pod's default), WARMUP_ROUNDS (4),
 #        WARMUP_SESSIONS (sessions per uclient in warm-up rounds, default 6x SESSIONS),
 #        PARLEY_JAVA_OPTS (JVM flags; default those of turn-pod/Dockerfile), KEEP=1 keeps the work directory (uclient
 #        outputs, server logs), BASELINE_JAR (an older turn-pod.jar, e.g. main's: measured as a third server "base" in
 #        the same run, to compare old and new Parley side by side; see README.md; BASELINE_JAVA_OPTS: its JVM flags,
-#        default PARLEY_JAVA_OPTS), THREAD_CPU=1 prints each server's
+#        default PARLEY_JAVA_OPTS; BASELINE_ENV: extra NAME=VALUE environment for it), THREAD_CPU=1 prints each server's
 #        CPU ticks per thread group (event loops, JIT, GC+VM, other) before and after every level, on stderr.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 JAR="${JAR:-$ROOT/turn-pod/target/turn-pod.jar}"   # JAR=: a copy, so rebuilding during a run is safe
 JAVA="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
-if [[ $# -gt 0 ]]; then LEVELS=("$@"); else LEVELS=(20 10 5 2); fi
+# --quick: one rate (z=20 ms, where Parley's margin has been smallest), 3 rounds: under 5 minutes with the warm-up
+QUICK=0
+if [[ "${1:-}" == --quick ]]; then QUICK=1; shift; fi
+if [[ $# -gt 0 ]]; then LEVELS=("$@"); elif [[ $QUICK == 1 ]]; then LEVELS=(20); else LEVELS=(20 10 5 2); fi
 PROCS="${PROCS:-4}"
 SESSIONS="${SESSIONS:-10}"
 SECONDS_PER_LEVEL="${SECONDS_PER_LEVEL:-5}"
@@ -31,7 +38,7 @@ PARLEY_LOOPS="${PARLEY_LOOPS:-}"
 # The JVM flags of the deployed image: those of turn-pod/Dockerfile's ENTRYPOINT (between "java" and "-jar")
 DEPLOYED_JAVA_OPTS="$(grep '^ENTRYPOINT' "$ROOT/turn-pod/Dockerfile" | sed -E 's/.*"java",(.*)"-jar".*/\1/; s/[",]/ /g' | xargs)"
 PARLEY_JAVA_OPTS="${PARLEY_JAVA_OPTS:-$DEPLOYED_JAVA_OPTS}"
-REPEATS="${REPEATS:-5}"
+if [[ $QUICK == 1 ]]; then REPEATS="${REPEATS:-3}"; else REPEATS="${REPEATS:-5}"; fi
 SECRET="bench-secret-$RANDOM$RANDOM"
 HZ="$(getconf CLK_TCK)"
 
@@ -63,9 +70,9 @@ turnserver -n --listening-ip=127.0.0.1 --relay-ip=127.0.0.1 --listening-port=$CO
   --log-file=stdout --simple-log --no-software-attribute >"$WORK/coturn.log" 2>&1 &
 COTURN_PID=$!; PIDS+=("$COTURN_PID")
 
-# start_parley JAR PORT INTERNAL_PORT RELAY_PORTS LOG [JAVA_OPTS]
+# start_parley JAR PORT INTERNAL_PORT RELAY_PORTS LOG [JAVA_OPTS] [NAME=VALUE ...: extra environment]
 start_parley() {
-  env PARLEY_BIND_ADDRESS=127.0.0.1 PARLEY_TURN_PORT=$2 PARLEY_TURN_SECRETS="$SECRET" PARLEY_TURN_REALM=parley \
+  env ${7:-} PARLEY_BIND_ADDRESS=127.0.0.1 PARLEY_TURN_PORT=$2 PARLEY_TURN_SECRETS="$SECRET" PARLEY_TURN_REALM=parley \
     PARLEY_TURN_RELAY_PORTS=$4 PARLEY_TURN_ALLOWED_PEERS=127.0.0.1:$PEER_PORT-$((PEER_PORT + 1)) PARLEY_INTERNAL_PORT=$3 \
     ${PARLEY_LOOPS:+PARLEY_TURN_EVENT_LOOPS=$PARLEY_LOOPS} PARLEY_TURN_MAX_ALLOCATIONS_PER_USER=100000 \
     PARLEY_TURN_MAX_BPS_PER_ALLOCATION=1000000000 \
@@ -75,7 +82,7 @@ start_parley "$JAR" $PARLEY_PORT $PARLEY_INTERNAL 40000-44999 "$WORK/parley.log"
 PARLEY_PID=$!; PIDS+=("$PARLEY_PID")
 SERVERS=(coturn parley)
 if [[ -n "$BASELINE_JAR" ]]; then
-  start_parley "$BASELINE_JAR" $BASE_PORT $BASE_INTERNAL 45000-48999 "$WORK/base.log" "${BASELINE_JAVA_OPTS:-$PARLEY_JAVA_OPTS}"
+  start_parley "$BASELINE_JAR" $BASE_PORT $BASE_INTERNAL 45000-48999 "$WORK/base.log" "${BASELINE_JAVA_OPTS:-$PARLEY_JAVA_OPTS}" "${BASELINE_ENV:-}"
   BASE_PID=$!; PIDS+=("$BASE_PID")
   SERVERS=(coturn base parley)
 fi
@@ -169,20 +176,33 @@ echo "per CPU-second); median, min and max over the ${REPEATS} rounds; loss = wo
 awk '
   { key=$1; rd=$2; v[key, rd, $3]=$6; if ($7 > worst[key, $3]) worst[key, $3]=$7; if (!(key in seen)) { seen[key]=1; order[++n]=key }
     if (rd > R) R = rd; if ($3 == "base") hasb = 1 }
-  function stats(key, srv,   i, m, a, t, j, k) {
+  # ratios KEY SRV A: fills A with the per-round coturn/SRV ratios of level KEY, sorted; returns their count
+  function ratios(key, srv, a,   i, m, t, j, k) {
     m = 0
     for (i = 1; i <= R; i++) if (v[key, i, srv] > 0) a[++m] = v[key, i, "coturn"] / v[key, i, srv]
     for (j = 2; j <= m; j++) { t = a[j]; for (k = j - 1; k >= 1 && a[k] > t; k--) a[k + 1] = a[k]; a[k + 1] = t }
-    if (m == 0) return "-"
-    return sprintf("%.2f [%.2f-%.2f]", (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2), a[1], a[m])
+    return m
+  }
+  function median(key, srv,   a, m) {
+    m = ratios(key, srv, a)
+    return m == 0 ? -1 : (m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2)
+  }
+  function stats(key, srv,   a, m) {
+    m = ratios(key, srv, a)
+    return m == 0 ? "-" : sprintf("%.2f [%.2f-%.2f]", median(key, srv), a[1], a[m])
   }
   END { printf "%-9s %24s %12s %12s", "level", "ratio median [min-max]", "coturn_loss%", "parley_loss%"
         if (hasb) printf " %24s %10s", "base ratio", "base_loss%"; printf "\n"
         for (i = 1; i <= n; i++) { k = order[i]
           printf "%-9s %24s %12.3f %12.3f", k, stats(k, "parley"), worst[k, "coturn"], worst[k, "parley"]
-          if (hasb) printf " %24s %10.3f", stats(k, "base"), worst[k, "base"]; printf "\n" } }
-' <(tail -n +2 "$RESULTS")
-[[ -z "$BASELINE_JAR" ]] || echo "base: BASELINE_JAR ($BASELINE_JAR) with ${BASELINE_JAVA_OPTS:-the same JVM flags}, measured in this run"
+          if (hasb) printf " %24s %10.3f", stats(k, "base"), worst[k, "base"]; printf "\n"
+          md = median(k, "parley"); if (md >= 0 && (verdict == "" || md < verdict)) verdict = md }
+        printf "%.2f %d\n", (verdict == "" ? 0 : verdict), R > verdict_file }
+' verdict_file="$WORK/verdict" <(tail -n +2 "$RESULTS")
+[[ -z "$BASELINE_JAR" ]] || echo "base: BASELINE_JAR ($BASELINE_JAR) with ${BASELINE_JAVA_OPTS:-the same JVM flags}${BASELINE_ENV:+ and $BASELINE_ENV}, measured in this run"
 echo
 echo "parley JVM flags: $PARLEY_JAVA_OPTS"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); coturn $(turnserver --version 2>&1 | head -1); $("$JAVA" -version 2>&1 | head -1)"
+# The verdict, last line: the lowest of the per-rate medians (the target holds at every rate only if it holds here)
+read -r verdict rounds < "$WORK/verdict"
+echo "turn vs coturn: parley/coturn packets per CPU-second $verdict (median of $rounds rounds)"

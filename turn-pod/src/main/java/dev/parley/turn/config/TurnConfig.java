@@ -43,12 +43,15 @@ public record TurnConfig(
         Duration drainGrace,
         Duration nonceTtl,
         int unauthenticatedPerSourcePerSecond,
-        Duration tcpBindTimeout) {
+        Duration tcpBindTimeout,
+        int coalesceMicros) {
 
     public static final int DEFAULT_LIFETIME = 600;
     public static final int MAX_LIFETIME = 3600;
     public static final int PERMISSION_LIFETIME = 300;
     public static final int CHANNEL_LIFETIME = 600;
+    public static final int DEFAULT_COALESCE_MICROS = 0;
+    public static final int MAX_COALESCE_MICROS = 5_000;
 
     public static TurnConfig fromEnv(Map<String, String> env) {
         InetAddress bind = addr(env.getOrDefault("PARLEY_BIND_ADDRESS", "127.0.0.1"));
@@ -108,7 +111,20 @@ public record TurnConfig(
                 // challenges per source (IPv4 address or IPv6 /64) and second; there is no global budget on purpose
                 intEnv(env, "PARLEY_TURN_UNAUTH_PER_SOURCE_PER_SECOND", 100),
                 // RFC 6062 §5.2/§5.3: a peer data connection without a ConnectionBind is closed after 30 s
-                Duration.ofSeconds(Math.max(1, intEnv(env, "PARLEY_TURN_TCP_BIND_TIMEOUT_SECONDS", 30))));
+                Duration.ofSeconds(Math.max(1, intEnv(env, "PARLEY_TURN_TCP_BIND_TIMEOUT_SECONDS", 30))),
+                coalesceMicros(intEnv(env, "PARLEY_TURN_COALESCE_MICROS", DEFAULT_COALESCE_MICROS)));
+    }
+
+    /**
+     * Event loop wake-up coalescing window (server.CoalescingSelectStrategy): after handling I/O a loop sleeps this
+     * long before polling again, so it wakes about once per window under load instead of once per packet. 0 turns it
+     * off (Netty's plain blocking epoll_wait). Bounded: it is added delay per hop.
+     */
+    static int coalesceMicros(int micros) {
+        if (micros < 0 || micros > MAX_COALESCE_MICROS) {
+            throw new IllegalArgumentException("PARLEY_TURN_COALESCE_MICROS must be 0-" + MAX_COALESCE_MICROS);
+        }
+        return micros;
     }
 
     /**
@@ -161,6 +177,7 @@ public record TurnConfig(
                 + ", region=" + region + ", pod=" + podName + ", etcd=" + etcdEndpoints
                 + ", maxAllocations=" + maxAllocations + ", perUser=" + maxAllocationsPerUser
                 + ", maxBpsPerAllocation=" + maxBitsPerSecondPerAllocation + ", eventLoops=" + eventLoops
+                + ", coalesceMicros=" + coalesceMicros
                 + ", drainGrace=" + drainGrace + ", nonceTtl=" + nonceTtl
                 + ", unauthPerSourcePerSecond=" + unauthenticatedPerSourcePerSecond + "]";
     }

@@ -27,8 +27,11 @@ final class Transport {
         this.epoll = allowEpoll && Epoll.isAvailable();
     }
 
-    EventLoopGroup group(int threads) {
-        IoHandlerFactory f = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+    /** {@code coalesceMicros} > 0: epoll loops coalesce wake-ups ({@link CoalescingSelectStrategy}); NIO never does. */
+    EventLoopGroup group(int threads, int coalesceMicros) {
+        IoHandlerFactory f = !epoll ? NioIoHandler.newFactory()
+                : coalesceMicros <= 0 ? EpollIoHandler.newFactory()
+                : EpollIoHandler.newFactory(0, () -> new CoalescingSelectStrategy(coalesceMicros * 1_000L));
         return new MultiThreadIoEventLoopGroup(threads, f);
     }
 

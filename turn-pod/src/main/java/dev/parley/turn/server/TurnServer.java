@@ -102,7 +102,7 @@ public final class TurnServer {
 
     private TurnServer start0() throws InterruptedException {
         int loops = Math.max(1, config.eventLoops());
-        group = transport.group(loops);
+        group = transport.group(loops, config.coalesceMicros());
         List<EventLoop> eventLoops = new ArrayList<>();
         for (EventExecutor e : group) {
             eventLoops.add((EventLoop) e);

@@ -34,4 +34,15 @@ class TurnConfigTest {
         assertThatThrownBy(() -> TurnFixture.config(Map.of("PARLEY_TURN_EXTERNAL_ADDRESS6", "::1")))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void coalescingWindowIsBounded() {
+        assertThat(TurnFixture.config(Map.of("PARLEY_TURN_COALESCE_MICROS", "0")).coalesceMicros()).isZero();
+        assertThat(TurnFixture.config(Map.of("PARLEY_TURN_COALESCE_MICROS", "300")).coalesceMicros()).isEqualTo(300);
+        assertThat(TurnFixture.config(Map.of()).coalesceMicros()).isEqualTo(TurnConfig.DEFAULT_COALESCE_MICROS);
+        assertThatThrownBy(() -> TurnFixture.config(Map.of("PARLEY_TURN_COALESCE_MICROS", "-1")))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> TurnFixture.config(Map.of("PARLEY_TURN_COALESCE_MICROS", "5001")))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -76,6 +76,34 @@ class TurnServerTest {
     }
 
     @Test
+    void coalescingLoopsRelayBothWays() throws Exception {
+        relaysChannelDataBothWays("2000"); // 2 ms windows: every hop waits for the loop's next poll
+    }
+
+    @Test
+    void plainBlockingLoopsRelayBothWays() throws Exception {
+        relaysChannelDataBothWays("0");
+    }
+
+    private void relaysChannelDataBothWays(String coalesceMicros) throws Exception {
+        InetSocketAddress addr = start(Map.of("PARLEY_TURN_COALESCE_MICROS", coalesceMicros));
+        assertThat(server.epoll()).isTrue();
+        TestTurnClient c = udpClient(addr);
+        TurnCredential cred = cred("coalesce");
+        InetSocketAddress relayed = c.allocate(cred.username(), cred.password()).xorAddress(StunAttribute.XOR_RELAYED_ADDRESS);
+        DatagramSocket peer = peer("127.0.0.1");
+        assertThat(c.channelBind(0x4001, ip("127.0.0.1"), peer.getLocalPort()).messageClass()).isEqualTo(StunClass.SUCCESS_RESPONSE);
+        for (int i = 0; i < 20; i++) {
+            c.sendChannelData(0x4001, bytes("out " + i));
+            assertThat(receive(peer)).isEqualTo("out " + i);
+            peer.send(new DatagramPacket(bytes("in " + i), ("in " + i).length(), relayed));
+            byte[] frame = c.receive(1500);
+            assertThat(new String(frame, 4, frame.length - 4, StandardCharsets.UTF_8)).isEqualTo("in " + i);
+        }
+        assertThat(metrics.packetsClientToPeer.sum()).isEqualTo(20);
+    }
+
+    @Test
     void dontFragmentSetsDfOnTheRelaySocketUnderEpoll() throws Exception {
         InetSocketAddress addr = start(Map.of());
         assertThat(server.epoll()).isTrue();
