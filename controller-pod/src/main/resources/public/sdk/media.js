@@ -24,6 +24,9 @@ import { qualityLevel, intervalLossPct } from './quality.js';
  * @property {boolean} [svc=false]  send the camera as one VP9 stream with 3 spatial × 3 temporal layers
  *           (L3T3_KEY) when the browser can; the SFU forwards each subscriber the layers its tile needs
  *           (docs/sfu.md "VP9 SVC"). Otherwise (or when false) simulcast as above.
+ * @property {number|null} [audioTopN]  the meeting's `audio_top_n` (from the transport answer): offer exactly this
+ *           many audio slots; the SFU moves them between speakers and says so in `slot_assignments` (docs/sfu.md
+ *           "Top-N audio"). Absent: one audio slot per remote participant, as before.
  */
 
 /** Simulcast encodings of the camera, lowest first: the SFU numbers layers in this (SDP rid) order. */
@@ -125,7 +128,7 @@ export class MediaSession {
     // The screen section stays inactive until a share starts (an idle sendonly section would be announced
     // to everyone as a published track). Order matters: mids 0/1/2 = microphone/camera/screen (slots.js).
     this.senders.screen = this.pub.addTransceiver('video', { direction: 'inactive', streams: [new MediaStream()] });
-    const n = slotsNeeded(remoteCount);
+    const n = slotsNeeded(remoteCount, undefined, undefined, this.o.audioTopN);
     for (let i = 0; i < n.audio; i++) this.sub.addTransceiver('audio', { direction: 'recvonly' });
     for (let i = 0; i < n.video; i++) this.sub.addTransceiver('video', { direction: 'recvonly' });
     await Promise.all([this.#negotiate('publish'), this.#negotiate('subscribe')]);
@@ -237,7 +240,7 @@ export class MediaSession {
   async refreshSubscriptions(remoteCount) {
     if (!this.sub || this.closed) return true;
     if (this.pendingAnswers.has('subscribe')) return false; // caller tries again shortly
-    const need = slotsNeeded(remoteCount);
+    const need = slotsNeeded(remoteCount, undefined, undefined, this.o.audioTopN);
     const have = { audio: 0, video: 0 };
     for (const t of this.sub.getTransceivers()) have[t.receiver.track.kind]++;
     for (let i = have.audio; i < need.audio; i++) this.sub.addTransceiver('audio', { direction: 'recvonly' });
@@ -249,7 +252,7 @@ export class MediaSession {
   /** Offer more recvonly slots when the roster outgrew them (same transport, same ICE). */
   async ensureSlots(remoteCount) {
     if (!this.sub || this.closed) return;
-    const need = slotsNeeded(remoteCount);
+    const need = slotsNeeded(remoteCount, undefined, undefined, this.o.audioTopN);
     const have = { audio: 0, video: 0 };
     for (const t of this.sub.getTransceivers()) have[t.receiver.track.kind]++;
     if (have.audio >= need.audio && have.video >= need.video) return;

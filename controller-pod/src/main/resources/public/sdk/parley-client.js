@@ -255,6 +255,7 @@ export class ParleyClient {
     this.sfuPod = ticketClaims(r.connect_ticket)?.sfu ?? null;
     const gen = Number(r.transport_generation ?? this.state.transportGeneration);
     this.iceServers = r.ice_servers || this.iceServers || [];
+    this.audioTopN = Number(r.audio_top_n) || null;           // top-N audio: how many audio slots to offer
     this.store.set({ transportGeneration: gen, controllerEpoch: r.controller_epoch, region: r.region });
     return { url: wsUrl(r.signaling_endpoint, this.api.baseUrl), ticket: r.connect_ticket, generation: gen, sfu: this.sfuPod };
   }
@@ -336,6 +337,7 @@ export class ParleyClient {
     const media = new MediaSession({
       send: (m) => /** @type {SignalingClient} */ (this.signaling).send(m),
       iceServers: this.iceServers,
+      audioTopN: this.audioTopN,
       onRemoteTrack: (ref, track) => this.#addRemote(ref, track),
       onRemoteTrackRemoved: (ref, track) => this.#removeRemote(ref, track),
       onTransportState: (st) => {
@@ -970,7 +972,8 @@ export class ParleyClient {
    */
   #syncSlotsIfMissing() {
     if (!this.signaling?.open || !this.media || this.state.connection !== 'connected') return;
-    const missing = Object.values(this.state.participants).some((p) => !p.tracks?.camera?.attached || !p.tracks?.microphone?.attached);
+    // top-N audio: most participants are rightly not on an audio slot, so only a missing camera counts then
+    const missing = Object.values(this.state.participants).some((p) => !p.tracks?.camera?.attached || (!this.audioTopN && !p.tracks?.microphone?.attached));
     if (!missing || performance.now() - (this.lastSlotSync || 0) < 2000) return;
     this.lastSlotSync = performance.now();
     this.signaling.send({ type: 'subscribe', tracks: this.subscription() });

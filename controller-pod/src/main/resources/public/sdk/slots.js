@@ -81,13 +81,15 @@ export function diffSlots(prev, next) {
 
 /**
  * How many recvonly slots of each kind to offer for a roster of `remoteCount` participants:
- * one audio and one camera per remote participant plus one video for a screen share, rounded up to a
- * step so that a growing roster does not renegotiate on every join.
- * @param {number} remoteCount @param {number} [step=4] @param {number} [maxVideo=16]
+ * one camera per remote participant plus one video for a screen share, rounded up to a step so that a growing
+ * roster does not renegotiate on every join. Audio: the meeting's top-N (`audioTopN`, the SFU forwards only the N
+ * loudest speakers and moves these slots between them), or one per remote participant when it is not known.
+ * @param {number} remoteCount @param {number} [step=4] @param {number} [maxVideo=16] @param {number|null} [audioTopN]
  * @returns {{audio:number, video:number}}
  */
-export function slotsNeeded(remoteCount, step = 4, maxVideo = 16) {
+export function slotsNeeded(remoteCount, step = 4, maxVideo = 16, audioTopN = null) {
   const n = Math.max(0, remoteCount);
   const round = (x) => Math.max(step, Math.ceil(x / step) * step);
-  return { audio: round(n), video: Math.min(maxVideo, round(n + 1)) };
+  const topN = Number(audioTopN);
+  return { audio: Number.isInteger(topN) && topN > 0 ? topN : round(n), video: Math.min(maxVideo, round(n + 1)) };
 }

@@ -37,6 +37,8 @@ final class SfuInternalCalls {
     private final Map<String, Map<String, Boolean>> renewed = new ConcurrentHashMap<>();
     /** Participant ids whose grants also allow a screen share. */
     private final Set<String> screenAllowed = ConcurrentHashMap.newKeySet();
+    /** The meeting setting {@code audio_top_n} sent with each transport (null: not sent). */
+    private volatile Integer audioTopN;
 
     /**
      * @param port   the SFU's internal port, read per call (the server may be restarted between tests)
@@ -84,12 +86,18 @@ final class SfuInternalCalls {
                 .put("connect_ticket", signer.issue(meeting, pid, 1, pod, "dk", Duration.ofSeconds(20)).token())
                 .put("sdp_offer", offer);
         if (eventsUrl != null) body.put("events_url", eventsUrl);
+        if (audioTopN != null) body.put("audio_top_n", audioTopN);
         if (sources != null) {
             var arr = body.putArray("sources");
             sources.forEach((mid, source) -> arr.addObject().put("mid", mid).put("source", source));
         }
         body.set("grant", grant(pid, true));
         return call("POST", "/internal/v1/transports", body, 200);
+    }
+
+    /** Sends {@code audio_top_n} (the meeting's top-N audio) with every later transport request. */
+    void audioTopN(int n) {
+        audioTopN = n;
     }
 
     /** A grant of the next version: subscribe, and publish audio + video when {@code media}; 3 s to live. */

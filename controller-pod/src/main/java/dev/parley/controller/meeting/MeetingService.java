@@ -45,8 +45,14 @@ public class MeetingService {
         }
         int maxParticipants = max == null ? cfg.meetingMaxParticipants() : max.intValue();
         AoiSettings aoi = AoiSettings.fromCreation(body);
+        Long topN = JsonBody.nonNegativeLong(body, "audio_top_n", false);
+        if (topN != null && (topN < 1 || topN > MeetingSettings.AUDIO_TOP_N_MAX)) {
+            throw ApiException.badRequest("invalid_field",
+                    "field 'audio_top_n' must be within 1.." + MeetingSettings.AUDIO_TOP_N_MAX).with("field", "audio_top_n");
+        }
+        int audioTopN = topN == null ? MeetingSettings.AUDIO_TOP_N_DEFAULT : topN.intValue();
         UUID id = db.tx(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT create_meeting_with_outbox(?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT create_meeting_with_outbox(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                 ps.setObject(1, UUID.randomUUID());
                 ps.setObject(2, caller.tenantId());
                 ps.setObject(3, caller.principalId());
@@ -57,6 +63,7 @@ public class MeetingService {
                 ps.setInt(8, maxParticipants);
                 ps.setString(9, cfg.region());
                 UUID created;
+                ps.setInt(10, audioTopN);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     created = rs.getObject(1, UUID.class);
@@ -104,6 +111,7 @@ public class MeetingService {
             out.put("waiting_room_enabled", m.waitingRoomEnabled());
             out.put("locked", m.locked());
             out.put("max_participants", m.maxParticipants());
+            out.put("audio_top_n", MeetingSettings.audioTopN(c, meetingId));
             out.put("participant_count", m.activeParticipants());
             out.put("controller_epoch", m.controllerEpoch());
             out.put("version", m.version());

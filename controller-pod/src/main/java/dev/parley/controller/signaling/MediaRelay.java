@@ -8,6 +8,7 @@ import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.media.GrantService;
 import dev.parley.controller.media.SfuClient;
 import dev.parley.controller.media.SfuSelector;
+import dev.parley.controller.meeting.MeetingSettings;
 import dev.parley.controller.observability.RequestMetrics;
 import dev.parley.platform.etcd.SfuEntry;
 import dev.parley.platform.grant.Grant;
@@ -44,9 +45,11 @@ public final class MediaRelay {
     private final TicketSigner signer;
     private final ParleyConfig cfg;
     private final Timer joinToMediaReady;
+    private final MeetingSettings settings;
 
     public MediaRelay(SessionRegistry registry, GrantService grants, SfuClient sfus, SfuSelector selector,
-                      TicketSigner signer, ParleyConfig cfg, RequestMetrics metrics) {
+                      TicketSigner signer, ParleyConfig cfg, RequestMetrics metrics, MeetingSettings settings) {
+        this.settings = settings;
         this.registry = registry;
         this.grants = grants;
         this.sfus = sfus;
@@ -120,7 +123,7 @@ public final class MediaRelay {
                 c.generation(), sfu.pod(), c.deviceKey(), TicketSigner.MAX_LIFETIME);
         CreateTransportRequest req = new CreateTransportRequest(c.meetingId().toString(), c.participantId().toString(),
                 c.generation(), c.epoch(), kind, ticket.token(), sdp, grant, cfg.publicUrl() + "/internal/v1/sfu-events",
-                sources);
+                sources, settings.audioTopN(c.meetingId()));
         var res = sfus.createTransport(sfu.internalUrl(), req).join();
         if (res.refused()) {
             // the SFU process is gone: this client and everyone else on it move now (new generation)

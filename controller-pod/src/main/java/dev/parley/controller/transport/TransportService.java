@@ -7,6 +7,7 @@ import dev.parley.controller.auth.Caller;
 import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.db.Db;
 import dev.parley.controller.media.SfuSelector;
+import dev.parley.controller.meeting.MeetingSettings;
 import dev.parley.controller.meeting.NotOwnerException;
 import dev.parley.controller.participant.ParticipantRow;
 import dev.parley.platform.etcd.SfuEntry;
@@ -38,9 +39,11 @@ public class TransportService {
     private final IceServers ice;
     private final ParleyConfig cfg;
     private final Counter staleGeneration;
+    private final MeetingSettings settings;
 
     public TransportService(Db db, SfuSelector selector, TicketSigner signer, IceServers ice, ParleyConfig cfg,
-                            MeterRegistry meters) {
+                            MeterRegistry meters, MeetingSettings settings) {
+        this.settings = settings;
         this.db = db;
         this.selector = selector;
         this.signer = signer;
@@ -72,6 +75,7 @@ public class TransportService {
         out.put("connect_ticket", t.token());
         out.put("ticket_expires_in_seconds", TicketSigner.MAX_LIFETIME.toSeconds());
         out.set("ice_servers", ice.forParticipant(participantId.toString()));
+        out.put("audio_top_n", settings.audioTopN(meetingId));     // the client offers this many audio slots
         return new Reservation(out, r.row());
     }
 

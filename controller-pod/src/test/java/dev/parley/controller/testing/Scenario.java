@@ -25,8 +25,13 @@ public final class Scenario {
     }
 
     public Scenario meeting(boolean waitingRoom, int controller) {
+        return meeting(waitingRoom, controller, "");
+    }
+
+    /** A meeting created with {@code extraFields} (e.g. {@code ,"audio_top_n":2}) added to the body. */
+    public Scenario meeting(boolean waitingRoom, int controller, String extraFields) {
         var r = h.call(controller, "POST", "/v1/meetings", hostToken, "create-" + UUID.randomUUID(),
-                "{\"title\":\"Architecture Review\",\"waiting_room_enabled\":" + waitingRoom + ",\"encryption_mode\":\"transport\"}");
+                "{\"title\":\"Architecture Review\",\"waiting_room_enabled\":" + waitingRoom + ",\"encryption_mode\":\"transport\"" + extraFields + "}");
         assertThat(r.status()).as(r.raw()).isEqualTo(201);
         meetingId = r.text("meeting_id");
         var j = join(controller, hostToken, UUID.randomUUID());

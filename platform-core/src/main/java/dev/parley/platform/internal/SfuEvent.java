@@ -35,11 +35,17 @@ public record SfuEvent(String type, String meetingId, String participantId, long
      */
     public static final String SUBSCRIPTION_PAUSED = "subscription_paused";
     public static final String SUBSCRIPTION_RESUMED = "subscription_resumed";
+    /**
+     * SFU → a subscriber's client: its slot map changed without an offer (top-N audio moved a slot to another
+     * speaker). Data {@code {sequence, slot_assignments: [{mid, participant_id, track_id, kind, source}]}}, the whole
+     * map as in a transport answer. Targeted at {@code participant_id}.
+     */
+    public static final String SLOT_ASSIGNMENTS = "slot_assignments";
 
     /** Events meant for {@code participant_id}'s own client only (not the whole meeting). */
     @JsonIgnore
     public boolean targeted() {
         return PUBLISHER_LAYERS.equals(type) || SUBSCRIPTION_PAUSED.equals(type) || SUBSCRIPTION_RESUMED.equals(type)
-                || QUALITY.equals(type);
+                || QUALITY.equals(type) || SLOT_ASSIGNMENTS.equals(type);
     }
 }

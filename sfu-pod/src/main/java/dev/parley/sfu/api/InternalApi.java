@@ -200,7 +200,7 @@ public final class InternalApi implements AutoCloseable {
         boolean publish = req.kind() == TransportKind.PUBLISH;
         MeetingControl.TransportResult r = router.call(() -> control.createTransport(req.meetingId(), req.participantId(),
                 req.transportGeneration(), req.controllerEpoch(), publish, req.sdpOffer(), req.grant(), req.eventsUrl(),
-                req.sources()));
+                req.sources(), req.audioTopN()));
         LOG.info("transport {} created: {}", r.transportId(), publish ? "publish" : "subscribe");
         send(ex, 200, new CreateTransportResponse(r.transportId(), r.answer(), publish ? null : r.slots()));
     }

@@ -10,6 +10,7 @@ import dev.parley.platform.internal.PublishSource;
 import dev.parley.platform.internal.TrackSubscription;
 import dev.parley.platform.internal.TransportKind;
 import dev.parley.platform.internal.UpdateSubscriptionsRequest;
+import dev.parley.sfu.speaker.TopNAudioSelector;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -69,7 +70,11 @@ final class RequestBodies {
                 sources.add(new PublishSource(text(e, "mid", path + "."), oneOf(e, "source", path + ".", PublishSource.VALUES)));
             }
         }
-        return new CreateTransportRequest(meeting, participant, generation, epoch, kind, ticket, offer, grant, eventsUrl, sources);
+        JsonNode topN = n.get("audio_top_n");
+        Integer audioTopN = topN == null || topN.isNull() ? null
+                : (int) integer(n, "audio_top_n", "", 1, TopNAudioSelector.MAX_N);
+        return new CreateTransportRequest(meeting, participant, generation, epoch, kind, ticket, offer, grant, eventsUrl,
+                sources, audioTopN);
     }
 
     static UpdateSubscriptionsRequest updateSubscriptions(JsonNode n) {

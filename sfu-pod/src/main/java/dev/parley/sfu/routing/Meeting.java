@@ -15,6 +15,8 @@ public final class Meeting {
     final ActiveSpeakerDetector speakers = new ActiveSpeakerDetector(3);
     /** Which simulcast layers publishers should send (nobody needs the others). */
     final MeetingDynacast dynacast = new MeetingDynacast(this);
+    /** Which speakers each receiver's audio slots carry (the N loudest plus pins). */
+    final AudioTopN audio = new AudioTopN(this);
     /** Owner controller's events URL (the latest one a transport request carried). */
     String eventsUrl;
 

@@ -37,9 +37,10 @@ public final class MeetingControl {
     /** Creates, renegotiates or replaces a transport from a browser offer. Caller has verified the ticket. */
     public TransportResult createTransport(String meetingId, String participantId, long generation, long epoch,
                                            boolean publish, String offer, Grant grant, String eventsUrl,
-                                           List<PublishSource> sources) {
+                                           List<PublishSource> sources, Integer audioTopN) {
         Meeting m = router.meetings.computeIfAbsent(meetingId, Meeting::new);
         if (!m.grants.admitEpoch(epoch)) throw new ControlException.StaleEpoch(m.grants.highestEpoch());
+        if (audioTopN != null) m.audio.setN(audioTopN, router.events);
         if (grant != null) {
             if (!grant.participantId().equals(participantId)) throw new ControlException.Invalid("grant is for another participant");
             if (m.grants.apply(grant, System.nanoTime()) == GrantBook.Outcome.STALE_EPOCH) {
@@ -112,6 +113,7 @@ public final class MeetingControl {
             p.tracksByMid.put(mp.mid(), t);
             p.meeting.dynacast.addTrack(t);
             if (!t.video && t.audioLevelExtId > 0) p.speakerSlot = p.meeting.speakers.register(p.id);
+            if (!t.video && p.audioSlot < 0) p.audioSlot = p.meeting.audio.register(p);
             for (Long s : mp.offeredSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
             for (Long s : mp.offeredRtxSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
             ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", t.trackId).put("kind", t.kind())
@@ -131,6 +133,7 @@ public final class MeetingControl {
         }
         p.tracksByDeclaredSsrc.values().removeIf(x -> x == t);
         p.meeting.dynacast.removeTrack(t);
+        if (!t.video && AudioTopN.audioTrack(p) == null) p.meeting.audio.unregister(p, router.events);
         router.events.publish(eventsUrl, SfuEvent.TRACK_UNPUBLISHED, p.meeting.id, p.id, generation,
                 JsonNodeFactory.instance.objectNode().put("track_id", t.trackId));
     }
@@ -158,9 +161,12 @@ public final class MeetingControl {
             if (other == p) continue;
             for (PublishedTrack t : other.tracksByMid.values()) assignToFreeSlot(p, t);
         }
+        p.meeting.audio.replan(p, System.nanoTime(), router.events, false);            // the answer carries the slot map
     }
 
+    /** Video goes to a free slot; audio slots follow the meeting's top-N plan ({@link AudioTopN}). */
     private void assignToFreeSlot(Participant sub, PublishedTrack t) {
+        if (!t.video) return;
         for (Slot s : sub.slots) if (s.track == t) return;
         for (Slot s : sub.slots) {
             if (s.track == null && s.carries(t)) {
@@ -216,6 +222,7 @@ public final class MeetingControl {
         m.participants.remove(participantId);
         m.grants.remove(participantId);
         m.speakers.unregister(participantId);
+        m.audio.unregister(p, router.events);
         m.dynacast.removeSubscriber(participantId);
         if (m.participants.isEmpty()) router.meetings.remove(meetingId);
     }
@@ -227,6 +234,7 @@ public final class MeetingControl {
         Participant p = m.participants.get(participantId);
         if (p == null) throw new ControlException.NotFound("unknown participant");
         p.applySubscriptions(tracks);
+        m.audio.replan(p, System.nanoTime(), router.events, false);                    // a pin may have moved an audio slot
         return assignments(p);
     }
 

@@ -86,6 +86,8 @@ public final class Participant {
 
     /** Slot in the meeting's active-speaker detector, or -1 while no audio is published. */
     int speakerSlot = -1;
+    /** Index in the meeting's top-N audio selector while an audio track is published, else -1. */
+    int audioSlot = -1;
 
     Participant(String id, Meeting meeting) {
         this.id = id;

@@ -201,9 +201,11 @@ public final class Router implements TransportListener {
                 keyframe = H264Keyframes.isKeyframe(b, off + hl, pl);
             }
         }
-        if (!tr.video && p.speakerSlot >= 0 && !repair) {
-            int level = HeaderExtensions.audioLevel(b, off, len, tr.audioLevelExtId);
-            if (level >= 0) p.meeting.speakers.onAudioLevel(p.speakerSlot, level, now / 1_000_000);
+        if (!tr.video && !repair) {
+            int level = tr.audioLevelExtId > 0 ? HeaderExtensions.audioLevel(b, off, len, tr.audioLevelExtId) : -1;
+            if (level >= 0 && p.speakerSlot >= 0) p.meeting.speakers.onAudioLevel(p.speakerSlot, level, now / 1_000_000);
+            // top-N audio: may move receivers' slots onto this speaker before the loop below forwards this packet
+            if (p.audioSlot >= 0) p.meeting.audio.onLevel(p, level >= 0 ? level : AudioTopN.LEVEL_WITHOUT_EXTENSION, now, events);
         }
         List<Slot> slots = tr.slots;
         for (int i = 0; i < slots.size(); i++) slots.get(i).forward(this, layer, b, off, len, hl, pl, keyframe, vp8, vp9, now, repair);
@@ -265,6 +267,7 @@ public final class Router implements TransportListener {
                     }
                 }
                 if (speakerRound) reportSpeakers(m, now);
+                m.audio.tick(now, events);                                  // talkers vs. the quiet: top-N slots
                 signalClients(m, now);
             }
             rtcp.sendDeferredKeyframeRequests(now);

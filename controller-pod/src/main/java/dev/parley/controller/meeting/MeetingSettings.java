@@ -1,0 +1,55 @@
+package dev.parley.controller.meeting;
+
+import dev.parley.controller.db.Db;
+import jakarta.inject.Singleton;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Per-meeting media settings that travel to the SFU with each transport request ({@code audio_top_n}). They are
+ * fixed at creation, so a copy read once per meeting is never stale (this is no authorization decision).
+ */
+@Singleton
+public class MeetingSettings {
+    /** Speakers per receiver when the creator names none; the SFU's own default is the same. */
+    public static final int AUDIO_TOP_N_DEFAULT = 3;
+    /** Upper bound of {@code audio_top_n} (the SFU refuses more; the column's CHECK says the same). */
+    public static final int AUDIO_TOP_N_MAX = 16;
+    private static final int KEEP = 10_000;
+    private final Db db;
+    private final Map<UUID, Integer> audioTopN = new ConcurrentHashMap<>();
+
+    public MeetingSettings(Db db) {
+        this.db = db;
+    }
+
+    /** The meeting's {@code audio_top_n}. */
+    public int audioTopN(UUID meetingId) {
+        Integer n = audioTopN.get(meetingId);
+        if (n != null) {
+            return n;
+        }
+        int read = db.read(c -> audioTopN(c, meetingId));
+        if (audioTopN.size() >= KEEP) {
+            audioTopN.clear();       // ended meetings are never asked again; a bound instead of an expiry
+        }
+        audioTopN.put(meetingId, read);
+        return read;
+    }
+
+    /** The meeting's {@code audio_top_n} within {@code c} (the default for an unknown meeting). */
+    public static int audioTopN(Connection c, UUID meetingId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT audio_top_n FROM meetings WHERE meeting_id = ?")) {
+            ps.setObject(1, meetingId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getInt(1) : AUDIO_TOP_N_DEFAULT;
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.parley.sfu.routing;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.platform.internal.SfuEvent;
+import dev.parley.sfu.events.EventPublisher;
+import dev.parley.sfu.speaker.AudioSlotPlan;
+import dev.parley.sfu.speaker.TopNAudioSelector;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Top-N audio of one meeting (docs/sfu.md "Top-N audio"): each receiver's audio slots carry only the meeting's N
+ * loudest speakers plus the ones it pinned. {@link TopNAudioSelector} decides who is held from the audio levels,
+ * {@link AudioSlotPlan} which speaker each receiver's slot carries; this class moves the slots' tracks accordingly
+ * (a slot that changes speaker keeps its SSRC and continues its sequence numbers and timestamps: {@link Slot#switchTo})
+ * and tells the receiver's client with a {@code slot_assignments} event. Media thread only.
+ */
+final class AudioTopN {
+    /** Level assumed for packets of a track without the audio-level extension: just "speech", never louder. */
+    static final int LEVEL_WITHOUT_EXTENSION = 60;
+    private final Meeting meeting;
+    final TopNAudioSelector selector = new TopNAudioSelector(TopNAudioSelector.DEFAULT_N);
+    /** Numbers the slot_assignments notices (a client keeps the newest). */
+    private long sequence;
+
+    AudioTopN(Meeting meeting) { this.meeting = meeting; }
+
+    int n() { return selector.n(); }
+
+    /** The meeting's N (from the controller's transport request); re-plans every receiver when it changed. */
+    void setN(int n, EventPublisher events) {
+        if (n == selector.n()) return;
+        long now = System.nanoTime();
+        selector.setN(n, now / 1_000_000);
+        replanAll(now, events);
+    }
+
+    /** A published audio track joins the candidates; returns its selector index. */
+    int register(Participant p) { return selector.register(p.id); }
+
+    /** The speaker's audio is gone (unpublished or left): its slots are re-planned. */
+    void unregister(Participant p, EventPublisher events) {
+        p.audioSlot = -1;
+        selector.unregister(p.id);
+        replanAll(System.nanoTime(), events);
+    }
+
+    /**
+     * Per audio packet (before it is forwarded): feeds the level; when this packet took the speaker into the held
+     * set or made a held speaker start talking, every receiver is re-planned now, so this very packet already
+     * reaches its new slots.
+     */
+    void onLevel(Participant p, int level, long nowNanos, EventPublisher events) {
+        if (selector.onLevel(p.audioSlot, level, nowNanos / 1_000_000)) replanAll(nowNanos, events);
+    }
+
+    /** Media timer: a held speaker started or stopped talking (its envelope crossed the threshold) → re-plan. */
+    void tick(long nowNanos, EventPublisher events) {
+        if (selector.activityChanged(nowNanos / 1_000_000)) replanAll(nowNanos, events);
+    }
+
+    void replanAll(long nowNanos, EventPublisher events) {
+        for (Participant sub : meeting.participants.values()) replan(sub, nowNanos, events, true);
+    }
+
+    /**
+     * Moves {@code sub}'s audio slots to their planned speakers. With {@code notify} the client gets the whole slot
+     * map as a {@code slot_assignments} event when anything moved (a transport answer carries it already).
+     */
+    void replan(Participant sub, long nowNanos, EventPublisher events, boolean notify) {
+        List<Slot> audio = new ArrayList<>();
+        for (Slot s : sub.slots) if (!s.video) audio.add(s);
+        if (audio.isEmpty()) return;
+        String[] current = new String[audio.size()];
+        for (int i = 0; i < current.length; i++) current[i] = audio.get(i).track == null ? null : audio.get(i).track.owner.id;
+        List<String> pinned = new ArrayList<>();
+        for (Participant q : meeting.participants.values()) {
+            if (q == sub || audioTrack(q) == null) continue;
+            for (PublishedTrack t : q.tracksByMid.values()) if (sub.pinned.contains(t.trackId)) { pinned.add(q.id); break; }
+        }
+        long nowMs = nowNanos / 1_000_000;
+        List<String> ranked = selector.ranked(nowMs);
+        List<String> active = new ArrayList<>(ranked.size());
+        for (String id : ranked) if (selector.isActive(id, nowMs)) active.add(id);
+        String[] next = AudioSlotPlan.plan(current, selector.n(), ranked, active, sub.id, pinned);
+        boolean moved = false;
+        for (int i = 0; i < next.length; i++) {
+            Slot s = audio.get(i);
+            PublishedTrack want = next[i] == null ? null : audioTrack(meeting.participants.get(next[i]));
+            if (s.track == want) continue;
+            if (s.track != null) { s.track.slots.remove(s); s.detach(); }
+            if (want != null) { s.attach(want); want.slots.add(s); }
+            moved = true;
+        }
+        if (moved && notify && sub.subscribe != null) {
+            ObjectNode data = JsonNodeFactory.instance.objectNode().put("sequence", ++sequence);
+            var list = data.putArray("slot_assignments");
+            for (var a : MeetingControl.assignments(sub)) {
+                list.addObject().put("mid", a.mid()).put("participant_id", a.participantId()).put("track_id", a.trackId())
+                        .put("kind", a.kind()).put("source", a.source());
+            }
+            events.publish(sub.subscribeEventsUrl, SfuEvent.SLOT_ASSIGNMENTS, meeting.id, sub.id, sub.subscribeGeneration, data);
+        }
+    }
+
+    /** The participant's published audio track, or null. */
+    static PublishedTrack audioTrack(Participant p) {
+        if (p == null) return null;
+        for (PublishedTrack t : p.tracksByMid.values()) if (!t.video) return t;
+        return null;
+    }
+}
