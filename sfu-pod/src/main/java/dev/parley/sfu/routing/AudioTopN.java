@@ -80,11 +80,41 @@ final class AudioTopN {
             if (q == sub || audioTrack(q) == null) continue;
             for (PublishedTrack t : q.tracksByMid.values()) if (sub.pinned.contains(t.trackId)) { pinned.add(q.id); break; }
         }
+        if (RECORDER.test(sub.id)) {
+            moveSlots(sub, audio, everyoneFor(sub, current), events, notify);
+            return;
+        }
         long nowMs = nowNanos / 1_000_000;
         List<String> ranked = selector.ranked(nowMs);
         List<String> active = new ArrayList<>(ranked.size());
         for (String id : ranked) if (selector.isActive(id, nowMs)) active.add(id);
         String[] next = AudioSlotPlan.plan(current, selector.n(), ranked, active, sub.id, pinned);
+        moveSlots(sub, audio, next, events, notify);
+    }
+
+    /**
+     * A recording must carry every voice, not the loudest N: a recorder (the controller names its participants
+     * {@code recorder:<job>:<generation>}, docs/internal-api.md) gets every audio publisher on its slots, those it
+     * already has kept where they are, the rest by id.
+     */
+    private static final java.util.function.Predicate<String> RECORDER = id -> id.startsWith("recorder:");
+
+    private String[] everyoneFor(Participant sub, String[] current) {
+        String[] next = new String[current.length];
+        java.util.Set<String> placed = new java.util.HashSet<>();
+        for (int i = 0; i < current.length; i++) {
+            Participant q = current[i] == null ? null : meeting.participants.get(current[i]);
+            if (q != null && q != sub && audioTrack(q) != null) { next[i] = current[i]; placed.add(current[i]); }
+        }
+        List<String> rest = new ArrayList<>();
+        for (Participant q : meeting.participants.values()) if (q != sub && audioTrack(q) != null && !placed.contains(q.id)) rest.add(q.id);
+        rest.sort(null);
+        int r = 0;
+        for (int i = 0; i < next.length && r < rest.size(); i++) if (next[i] == null) next[i] = rest.get(r++);
+        return next;
+    }
+
+    private void moveSlots(Participant sub, List<Slot> audio, String[] next, EventPublisher events, boolean notify) {
         boolean moved = false;
         for (int i = 0; i < next.length; i++) {
             Slot s = audio.get(i);

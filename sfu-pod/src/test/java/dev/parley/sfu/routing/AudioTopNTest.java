@@ -128,4 +128,19 @@ class AudioTopNTest {
         for (Slot s : receiver.slots) out.add(s.track == null ? null : s.track.owner.id);
         return out;
     }
+
+    @Test
+    void aRecorderHearsEverySpeakerNotTheLoudestN() {
+        Participant recorder = participant("recorder:job-1:1");
+        Participant a = participant("a"), b = participant("b"), c = participant("c");
+        for (Participant p : List.of(a, b, c)) publishAudio(p);
+        for (int i = 0; i < 4; i++) recorder.slots.add(new Slot(recorder, "r" + i, false, 0x4000 + i, 111, 0, 0));
+        meeting.audio.setN(1, null);
+        long now = 1_000 * MS;
+        for (int i = 0; i < 50; i++, now += 20 * MS) { packet(a, 20, now); packet(b, 40, now); packet(c, 127, now); }
+        meeting.audio.replan(recorder, now, null, false);
+        List<String> heard = new ArrayList<>();
+        for (Slot s : recorder.slots) heard.add(s.track == null ? null : s.track.owner.id);
+        assertThat(heard).as("a recording carries every voice").containsExactly("a", "b", "c", null);
+    }
 }
