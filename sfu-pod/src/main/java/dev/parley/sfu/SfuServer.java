@@ -22,8 +22,9 @@ public final class SfuServer implements AutoCloseable {
     static final double PACKETS_PER_SECOND_PER_WORKER = 100_000.0;
     private final SfuConfig config;
     private final WorkerPool workers;
-    private final InternalApi api;
-    private final SfuRegistration registration;
+    /** Set once in the constructor, before the registration's first put reads it. */
+    private InternalApi api;
+    private SfuRegistration registration;
 
     public SfuServer(SfuConfig config) throws Exception {
         this.config = config;
@@ -35,29 +36,28 @@ public final class SfuServer implements AutoCloseable {
                     r.setLoopbackPeersOnly(config.loopbackPeersOnly());
                     r.setConsentTimeoutNanos(config.consentTimeoutMs() * 1_000_000L);
                 });
-        InternalApi a = null;
         try {
             TicketVerifier tickets = new TicketVerifier(TicketKeys.parse(config.ticketPublicJwk()));
             final SfuRegistration[] reg = new SfuRegistration[1];
-            a = new InternalApi(config.bindAddress(), config.internalPort(), workers, auth, tickets, config.podName(),
+            api = new InternalApi(config.bindAddress(), config.internalPort(), workers, auth, tickets, config.podName(),
                     config.testHooks(), () -> reg[0] == null ? config.etcdEndpoints().isBlank() : reg[0].confirmed());
+            // the first registry put reads entry(), which needs the API (its port, drain state)
             if (!config.etcdEndpoints().isBlank()) {
                 reg[0] = new SfuRegistration(config.etcdEndpoints(), config.leaseTtlSeconds(), config.region(), config.podName(), this::entry);
             }
             registration = reg[0];
         } catch (Exception | Error e) {
-            if (a != null) a.close();
+            if (api != null) api.close();
             workers.close();
             throw e;
         }
-        api = a;
         LOG.info("SFU up: {} ({} media workers: {}; internal {})", config.describe(), workers.workers().size(),
                 workers.workers().stream().map(MediaWorker::toString).toList(), api.port());
     }
 
     /**
-     * The registry entry: the first worker's ports (every port of the range is announced per transport in its SDP
-     * answer), and the load summed over all workers. Stress is the mean worker's: new meetings go to the least
+     * The registry entry: worker 0's ports in the old fields and every worker's in {@code media_workers} (TURN opens
+     * all of them), and the load summed over all workers. Stress is the mean worker's: new meetings go to the least
      * loaded worker, so the process is full when all of them are.
      */
     SfuEntry entry() {
@@ -67,7 +67,7 @@ public final class SfuServer implements AutoCloseable {
                 "http://" + config.bindAddress() + ":" + api.port(), config.announcedAddress(), udpPort(), tcpPort(),
                 new SfuEntry.SfuLoad(m.egressBps(), m.ingressBps(), m.packetsPerSecond(), workers.transports(), 0,
                         workers.meetings(), Math.min(10.0, m.packetsPerSecond() / (PACKETS_PER_SECOND_PER_WORKER * n))),
-                System.currentTimeMillis());
+                System.currentTimeMillis(), workers.workers().stream().map(w -> new SfuEntry.MediaPorts(w.udpPort(), w.tcpPort())).toList());
     }
 
     /** Worker 0's UDP port (the base of the worker range). */

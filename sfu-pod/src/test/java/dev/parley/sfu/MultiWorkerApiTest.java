@@ -123,6 +123,10 @@ class MultiWorkerApiTest {
         assertThat(e.load().transports()).isEqualTo(sfu.workers().transports()).isGreaterThanOrEqualTo(4);
         assertThat(e.load().meetings()).isGreaterThanOrEqualTo(3);
         assertThat(e.mediaUdpPort()).isEqualTo(sfu.workers().worker(0).udpPort());
+        assertThat(e.mediaPorts()).as("every worker's ports, for TURN").extracting(SfuEntry.MediaPorts::udpPort)
+                .containsExactlyElementsOf(sfu.workers().workers().stream().map(w -> w.udpPort()).toList());
+        assertThat(e.mediaPorts()).extracting(SfuEntry.MediaPorts::tcpPort)
+                .containsExactlyElementsOf(sfu.workers().workers().stream().map(w -> w.tcpPort()).toList());
 
         String metrics = call("GET", "/metrics", null).body();
         assertThat(metrics).contains("parley_sfu_workers 3", "parley_sfu_worker_transports{worker=\"2\"}",
