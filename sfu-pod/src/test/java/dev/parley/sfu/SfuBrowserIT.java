@@ -109,8 +109,8 @@ class SfuBrowserIT {
             assertThat(eventCount(meeting, "active_speakers")).isGreaterThan(0);
             // transport-wide-cc was negotiated on the subscribe connections: the browsers send feedback on the
             // sequence numbers the SFU writes, and every block parses (feeds the per-subscriber estimators)
-            long feedback = sfu.metrics().twccFeedback.sum();
-            await().atMost(Duration.ofSeconds(5)).until(() -> sfu.metrics().twccFeedback.sum() > feedback + 10);
+            long feedback = sfu.metrics().sum(m -> m.twccFeedback);
+            await().atMost(Duration.ofSeconds(5)).until(() -> sfu.metrics().sum(m -> m.twccFeedback) > feedback + 10);
             assertThat(sfu.metrics().drops("twcc_malformed")).isZero();
             // each subscriber's estimate and forwarded layer: in GET /state per participant, in /metrics aggregated
             await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
@@ -155,8 +155,8 @@ class SfuBrowserIT {
             // transport-cc feedback from the SFU drives each publisher's own estimator. Measured on this machine:
             // with feedback Chromium's availableOutgoingBitrate holds at 0.3-4 Mbit/s; without it the estimate
             // decays ~20 %/s from the REMB value to < 100 kbit/s within 20 s of joining.
-            long feedbackBefore = sfu.metrics().twccFeedbackSent.sum();
-            await().atMost(Duration.ofSeconds(10)).until(() -> sfu.metrics().twccFeedbackSent.sum() > feedbackBefore + 20);
+            long feedbackBefore = sfu.metrics().sum(m -> m.twccFeedbackSent);
+            await().atMost(Duration.ofSeconds(10)).until(() -> sfu.metrics().sum(m -> m.twccFeedbackSent) > feedbackBefore + 20);
             long sinceJoin = System.nanoTime() - joinedAt;
             if (sinceJoin < TimeUnit.SECONDS.toNanos(20)) Thread.sleep(TimeUnit.NANOSECONDS.toMillis(TimeUnit.SECONDS.toNanos(20) - sinceJoin));
             double[] base = new double[1];
@@ -313,8 +313,8 @@ class SfuBrowserIT {
         Peer b = join(meeting, "b", false, false, 1);
         try {
             awaitMediaFromAll(b, 1);
-            long retransmittedBefore = sfu.metrics().retransmissions.sum();
-            long rtxSentBefore = sfu.metrics().rtxSent.sum(), repairsBefore = sfu.metrics().rtxRepairs.sum();
+            long retransmittedBefore = sfu.metrics().sum(m -> m.retransmissions);
+            long rtxSentBefore = sfu.metrics().sum(m -> m.rtxSent), repairsBefore = sfu.metrics().sum(m -> m.rtxRepairs);
             // 5 % lost toward the subscriber (answered from the SFU's cache as RTX) and 5 % of a's video lost on
             // the way in (the SFU NACKs a, which repairs with RTX)
             loss(5, 5);
@@ -327,13 +327,13 @@ class SfuBrowserIT {
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
                 JsonNode s = stats(b.page, "sub");
                 assertThat(s.path("nacks").asLong()).isGreaterThan(0);
-                assertThat(sfu.metrics().retransmissions.sum()).isGreaterThan(retransmittedBefore);
+                assertThat(sfu.metrics().sum(m -> m.retransmissions)).isGreaterThan(retransmittedBefore);
                 // downstream RTX: the SFU sent retransmissions on the slot's RTX SSRC and Chromium counted them as such
-                assertThat(sfu.metrics().rtxSent.sum()).isGreaterThan(rtxSentBefore);
+                assertThat(sfu.metrics().sum(m -> m.rtxSent)).isGreaterThan(rtxSentBefore);
                 assertThat(s.path("rtxReceived").asLong()).as("subscriber retransmittedPacketsReceived").isGreaterThan(0);
                 // upstream RTX: a retransmitted, the SFU restored the original packets from it
                 assertThat(stats(a.page, "pub").path("rtxSent").asLong()).as("publisher retransmittedPacketsSent").isGreaterThan(0);
-                assertThat(sfu.metrics().rtxRepairs.sum()).isGreaterThan(repairsBefore);
+                assertThat(sfu.metrics().sum(m -> m.rtxRepairs)).isGreaterThan(repairsBefore);
             });
             // the losses were repaired: Chromium's video packetsLost (never received, RTX counts as received) grew by
             // far less than what the SFU threw away both ways (unrepaired, most of those would be lost video)

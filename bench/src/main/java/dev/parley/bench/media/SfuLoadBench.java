@@ -34,11 +34,25 @@ import java.util.concurrent.Future;
 public final class SfuLoadBench {
     private SfuLoadBench() {}
 
+    /** One run's figures: forwarded packets/s, the SFU's CPU (cores) and the load client's (this JVM's) CPU (cores). */
+    record Result(int workers, double forwardedPps, double sfuCores, double clientCores, double lossPct) {}
+
     public static void main(String[] args) throws Exception {
         String mode = args.length > 0 ? args[0] : "one-to-many";
         int n = args.length > 1 ? Integer.parseInt(args[1]) : 50;
         int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 15;
         Path jar = Path.of(System.getProperty("sfu.jar", "sfu-pod/target/sfu-pod.jar"));
+        String workers = System.getProperty("bench.workers");
+        if (workers == null || workers.isBlank()) {
+            run(mode, n, seconds, jar, 0);
+        } else {
+            WorkerComparison.run(mode, n, seconds, jar, workers, Integer.getInteger("bench.rounds", 3));
+        }
+        System.exit(0);
+    }
+
+    /** One run against a fresh SFU process with {@code workers} media workers (0: the SFU's default). */
+    static Result run(String mode, int n, int seconds, Path jar, int workers) throws Exception {
         String secret = "bench-" + UUID.randomUUID();
         ECKey key = TicketKeys.generate();
         TicketSigner signer = new TicketSigner(key);
@@ -47,7 +61,7 @@ public final class SfuLoadBench {
         List<Publisher> pubs = new ArrayList<>();
         List<Subscriber> subs = new ArrayList<>();
         Map<String, List<String>> meetings = new java.util.concurrent.ConcurrentHashMap<>();
-        try (SfuProcess sfu = new SfuProcess(jar, secret, key.toPublicJWK().toJSONString(), pod)) {
+        try (SfuProcess sfu = new SfuProcess(jar, secret, key.toPublicJWK().toJSONString(), pod, workers)) {
             ControlClient ctl = new ControlClient(sfu.internalPort, secret, signer, pod);
             long wait = System.nanoTime() + 30_000_000_000L;
             while (!ctl.ready()) {
@@ -117,6 +131,7 @@ public final class SfuLoadBench {
             Map<String, double[]> threads0 = sfu.threadCpuSeconds();
             double[] us0 = sfu.userSystemSeconds();
             double cpu0 = us0[0] + us0[1];
+            double client0 = ownCpuSeconds();
             String m0 = ctl.metrics();
             long fwd0 = forwarded(m0);
             long[] hist0 = histogram(m0);
@@ -125,6 +140,7 @@ public final class SfuLoadBench {
             double[] us1 = sfu.userSystemSeconds();
             Map<String, double[]> threads1 = sfu.threadCpuSeconds();
             double cpu1 = us1[0] + us1[1];
+            double client1 = ownCpuSeconds();
             String m1 = ctl.metrics();
             long fwd1 = forwarded(m1);
             long[] hist1 = histogram(m1);
@@ -150,16 +166,25 @@ public final class SfuLoadBench {
                     pubs.size() + subs.size(), jar.getFileName(), loadAverage()) + String.format(", warm-up %.0f s, srtp offered %s", warmup, ClientTransport.OFFERED_PROFILES);
             line += String.format("; without JIT compiler threads (%.3f cores): %.0f pkt/s per core", jitCores,
                     cores - jitCores > 0 ? pps / (cores - jitCores) : 0);
+            double clientCores = (client1 - client0) / secs;
+            line += String.format("; SFU media workers %s, load client CPU %.2f cores", workers == 0 ? "default" : workers, clientCores);
             System.out.println(line);
             for (String l : m1.split("\n")) if (l.startsWith("parley_sfu_drops_total{")) System.out.println("  " + l);
             System.out.println("  SFU CPU by thread, cores (user/sys): " + threadShares(threads0, threads1, secs));
             Files.createDirectories(Path.of("target"));
             Files.writeString(Path.of("target", "sfu-bench-results.txt"), line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            return new Result(workers, pps, cores, clientCores, lossPct);
         } finally {
             for (Publisher p : pubs) if (p.transport != null) p.transport.close();
             for (Subscriber s : subs) if (s.transport != null) s.transport.close();
         }
-        System.exit(0);
+    }
+
+    /** utime + stime of this JVM (the load client: publishers, subscribers, DTLS/SRTP) in seconds. */
+    private static double ownCpuSeconds() throws IOException {
+        String stat = Files.readString(Path.of("/proc/self/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
     }
 
     private static void join(ControlClient ctl, String meeting, Publisher pub, Subscriber sub, List<Publisher> pubs,

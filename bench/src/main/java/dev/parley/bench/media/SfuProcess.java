@@ -18,6 +18,11 @@ public final class SfuProcess implements AutoCloseable {
     public final int internalPort;
 
     public SfuProcess(Path jar, String secret, String ticketJwk, String pod) throws IOException {
+        this(jar, secret, ticketJwk, pod, 0);
+    }
+
+    /** @param workers the SFU's media workers ({@code PARLEY_SFU_WORKERS}); 0: the SFU's default (one per core) */
+    public SfuProcess(Path jar, String secret, String ticketJwk, String pod, int workers) throws IOException {
         internalPort = FreePorts.tcp();
         String java = ProcessHandle.current().info().command().orElse("java");   // the same JDK as the bench
         List<String> cmd = new ArrayList<>(List.of(java, "-Xms512m", "-Xmx1g", "-XX:+UseParallelGC",
@@ -28,6 +33,8 @@ public final class SfuProcess implements AutoCloseable {
         cmd.addAll(List.of("-jar", jar.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         StandaloneSfuEnv.apply(pb.environment(), pod, internalPort, secret, ticketJwk);
+        if (workers > 0) pb.environment().put("PARLEY_SFU_WORKERS", Integer.toString(workers));
+        else pb.environment().remove("PARLEY_SFU_WORKERS");
         pb.redirectErrorStream(true).redirectOutput(Path.of("target", "sfu-bench-sfu.log").toFile());
         Files.createDirectories(Path.of("target"));
         process = pb.start();

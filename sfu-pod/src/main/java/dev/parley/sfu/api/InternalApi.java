@@ -23,10 +23,12 @@ import dev.parley.platform.internal.UpdateSubscriptionsResponse;
 import dev.parley.platform.ticket.ConnectTicketClaims;
 import dev.parley.platform.ticket.TicketRejectedException;
 import dev.parley.platform.ticket.TicketVerifier;
-import dev.parley.sfu.metrics.SfuMetrics;
+import dev.parley.sfu.metrics.ProcessMetrics;
 import dev.parley.sfu.routing.ControlException;
 import dev.parley.sfu.routing.MeetingControl;
 import dev.parley.sfu.routing.Router;
+import dev.parley.sfu.worker.MediaWorker;
+import dev.parley.sfu.worker.WorkerPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,24 +58,22 @@ public final class InternalApi implements AutoCloseable {
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     /** Bodies are read as trees and checked field by field ({@link RequestBodies}); {@code {} x} is not JSON. */
     private final ObjectMapper json = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_TRAILING_TOKENS, true);
-    private final Router router;
-    private final MeetingControl control;
+    private final WorkerPool workers;
     private final InternalAuth auth;
     private final TicketVerifier tickets;
     private final String podName;
-    private final SfuMetrics metrics;
+    private final ProcessMetrics metrics;
     private final boolean testHooks;
     private final BooleanSupplier ready;
     private volatile boolean draining;
 
-    public InternalApi(String bind, int port, Router router, InternalAuth auth, TicketVerifier tickets, String podName,
-                       SfuMetrics metrics, boolean testHooks, BooleanSupplier ready) throws IOException {
-        this.router = router;
-        this.control = router.control();
+    public InternalApi(String bind, int port, WorkerPool workers, InternalAuth auth, TicketVerifier tickets, String podName,
+                       boolean testHooks, BooleanSupplier ready) throws IOException {
+        this.workers = workers;
+        this.metrics = workers.metrics();
         this.auth = auth;
         this.tickets = tickets;
         this.podName = podName;
-        this.metrics = metrics;
         this.testHooks = testHooks;
         this.ready = ready;
         server = HttpServer.create(new InetSocketAddress(bind, port), 64);
@@ -129,7 +129,7 @@ public final class InternalApi implements AutoCloseable {
             return;
         }
         if (path.equals(InternalPaths.STATE) && method.equals("GET")) {
-            Map<String, Object> s = new LinkedHashMap<>(router.call(router::state));
+            Map<String, Object> s = new LinkedHashMap<>(workers.state());
             s.put("state", draining ? "DRAINING" : "ACTIVE");
             s.put("load", Map.of("ingress_bps", metrics.ingressBps(), "egress_bps", metrics.egressBps(),
                     "packets_per_second", metrics.packetsPerSecond()));
@@ -141,9 +141,11 @@ public final class InternalApi implements AutoCloseable {
             int permille = (int) Math.round(JsonFields.optionalNumber(body, "egress_loss_percent", "", 0, 0, 100) * 10);
             int ingress = (int) Math.round(JsonFields.optionalNumber(body, "ingress_loss_percent", "", 0, 0, 100) * 10);
             boolean feedback = JsonFields.optionalBool(body, "transport_feedback", "", true);
-            router.setLossPermille(permille);
-            router.setIngressLossPermille(ingress);
-            router.setTransportFeedbackEnabled(feedback);
+            for (MediaWorker w : workers.workers()) {
+                w.router().setLossPermille(permille);
+                w.router().setIngressLossPermille(ingress);
+                w.router().setTransportFeedbackEnabled(feedback);
+            }
             send(ex, 200, Map.of("egress_loss_permille", permille, "ingress_loss_permille", ingress));
             return;
         }
@@ -158,7 +160,8 @@ public final class InternalApi implements AutoCloseable {
             if (seg.length == 4 && method.equals("DELETE")) {
                 long epoch = queryLong(ex.getRequestURI(), "controller_epoch");
                 ApiMdc.put(mid, pid, epoch);
-                router.call(() -> { control.removeParticipant(mid, pid, epoch); return null; });
+                Router router = existing(mid);    // an unknown meeting is not placed just to be refused
+                router.call(() -> { router.control().removeParticipant(mid, pid, epoch); return null; });
                 LOG.info("participant released");
                 ex.sendResponseHeaders(204, -1);
                 return;
@@ -166,7 +169,8 @@ public final class InternalApi implements AutoCloseable {
             if (seg.length == 5 && seg[4].equals("subscriptions") && method.equals("PUT")) {
                 UpdateSubscriptionsRequest req = RequestBodies.updateSubscriptions(tree(ex));
                 ApiMdc.put(mid, pid, req.controllerEpoch());
-                var slots = router.call(() -> control.updateSubscriptions(mid, pid, req.controllerEpoch(), req.tracks()));
+                Router router = existing(mid);
+                var slots = router.call(() -> router.control().updateSubscriptions(mid, pid, req.controllerEpoch(), req.tracks()));
                 send(ex, 200, new UpdateSubscriptionsResponse(slots));
                 return;
             }
@@ -198,7 +202,8 @@ public final class InternalApi implements AutoCloseable {
             return;
         }
         boolean publish = req.kind() == TransportKind.PUBLISH;
-        MeetingControl.TransportResult r = router.call(() -> control.createTransport(req.meetingId(), req.participantId(),
+        Router router = workers.workerFor(req.meetingId()).router();
+        MeetingControl.TransportResult r = router.call(() -> router.control().createTransport(req.meetingId(), req.participantId(),
                 req.transportGeneration(), req.controllerEpoch(), publish, req.sdpOffer(), req.grant(), req.eventsUrl(),
                 req.sources(), req.audioTopN()));
         LOG.info("transport {} created: {}", r.transportId(), publish ? "publish" : "subscribe");
@@ -215,7 +220,8 @@ public final class InternalApi implements AutoCloseable {
         long kbps = JsonFields.optionalInteger(body, "capacity_kbps", "", 0, 0, Long.MAX_VALUE / 1000);
         int delayMs = (int) JsonFields.optionalInteger(body, "delay_ms", "", 0, 0, 10_000);
         double loss = JsonFields.optionalNumber(body, "loss_percent", "", 0, 0, 100);
-        boolean known = router.call(() -> control.setTestLink(mid, pid, kbps * 1000, delayMs, loss));
+        Router router = existing(mid);
+        boolean known = router.call(() -> router.control().setTestLink(mid, pid, kbps * 1000, delayMs, loss));
         if (!known) { error(ex, 404, "not_found", null, "unknown participant"); return; }
         send(ex, 200, Map.of("capacity_kbps", kbps, "delay_ms", delayMs, "loss_percent", loss));
     }
@@ -223,7 +229,8 @@ public final class InternalApi implements AutoCloseable {
     private void putGrants(HttpExchange ex) throws IOException {
         PutGrantsRequest req = RequestBodies.putGrants(tree(ex));
         ApiMdc.put(req.meetingId(), null, req.controllerEpoch());
-        Map<String, Long> acks = router.call(() -> control.putGrants(req.meetingId(), req.controllerEpoch(), req.grants()));
+        Router router = workers.workerFor(req.meetingId()).router();
+        Map<String, Long> acks = router.call(() -> router.control().putGrants(req.meetingId(), req.controllerEpoch(), req.grants()));
         List<GrantAck> list = new ArrayList<>();
         acks.forEach((pid, v) -> list.add(new GrantAck(pid, v)));
         LOG.debug("grants put: {}", list.size());
@@ -231,26 +238,26 @@ public final class InternalApi implements AutoCloseable {
     }
 
     /**
-     * Several meetings' grants in one request and one hop to the media thread. Each meeting is fenced on its own
+     * Several meetings' grants in one request and one hop to each worker that holds some of them. Each meeting is fenced on its own
      * epoch exactly as {@code PUT /grants} would fence it; a rejected meeting gets its error in its result and
      * the others are still applied. A malformed entry anywhere refuses the whole request before any is applied.
      */
     private void putGrantBatch(HttpExchange ex) throws IOException {
         PutGrantBatchRequest req = RequestBodies.putGrantBatch(tree(ex));
-        // several meetings: each gets the MDC on its own debug line below
-        List<PutGrantBatchResponse.MeetingResult> results = router.call(() -> {
-            List<PutGrantBatchResponse.MeetingResult> out = new ArrayList<>(req.meetings().size());
-            for (PutGrantsRequest m : req.meetings()) {
-                try {
-                    List<GrantAck> acks = new ArrayList<>();
-                    control.putGrants(m.meetingId(), m.controllerEpoch(), m.grants()).forEach((pid, v) -> acks.add(new GrantAck(pid, v)));
-                    out.add(PutGrantBatchResponse.MeetingResult.applied(m.meetingId(), acks));
-                } catch (ControlException e) {
-                    out.add(PutGrantBatchResponse.MeetingResult.rejected(m.meetingId(), new InternalError(code(e), highestEpoch(e), e.getMessage())));
-                }
-            }
-            return out;
-        });
+        // several meetings: each gets the MDC on its own debug line below; one hop per worker with that worker's meetings; the results go back in request order
+        Map<MediaWorker, List<Integer>> byWorker = new LinkedHashMap<>();
+        for (int i = 0; i < req.meetings().size(); i++) {
+            byWorker.computeIfAbsent(workers.workerFor(req.meetings().get(i).meetingId()), w -> new ArrayList<>()).add(i);
+        }
+        PutGrantBatchResponse.MeetingResult[] ordered = new PutGrantBatchResponse.MeetingResult[req.meetings().size()];
+        for (Map.Entry<MediaWorker, List<Integer>> e : byWorker.entrySet()) {
+            Router router = e.getKey().router();
+            router.call(() -> {
+                for (int i : e.getValue()) ordered[i] = applyGrants(router, req.meetings().get(i));
+                return null;
+            });
+        }
+        List<PutGrantBatchResponse.MeetingResult> results = List.of(ordered);
         for (int i = 0; i < results.size() && LOG.isDebugEnabled(); i++) { // results are in request order
             PutGrantsRequest m = req.meetings().get(i);
             ApiMdc.put(m.meetingId(), null, m.controllerEpoch());
@@ -258,6 +265,22 @@ public final class InternalApi implements AutoCloseable {
             LOG.debug("grant batch: {}", refused == null ? "applied" : "refused: " + refused.code());
         }
         send(ex, 200, new PutGrantBatchResponse(results));
+    }
+
+    /** One meeting of a grant batch, fenced on its own epoch (on its worker's thread). */
+    private static PutGrantBatchResponse.MeetingResult applyGrants(Router router, PutGrantsRequest m) {
+        try {
+            List<GrantAck> acks = new ArrayList<>();
+            router.control().putGrants(m.meetingId(), m.controllerEpoch(), m.grants()).forEach((pid, v) -> acks.add(new GrantAck(pid, v)));
+            return PutGrantBatchResponse.MeetingResult.applied(m.meetingId(), acks);
+        } catch (ControlException e) {
+            return PutGrantBatchResponse.MeetingResult.rejected(m.meetingId(), new InternalError(code(e), highestEpoch(e), e.getMessage()));
+        }
+    }
+
+    /** The worker of a meeting that was placed; else worker 0, whose control answers "not found" as before. */
+    private Router existing(String meetingId) {
+        return workers.find(meetingId).orElse(workers.worker(0)).router();
     }
 
     private static long queryLong(URI uri, String key) {

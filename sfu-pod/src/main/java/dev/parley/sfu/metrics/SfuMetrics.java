@@ -1,6 +1,5 @@
 package dev.parley.sfu.metrics;
 
-import dev.parley.podmetrics.JvmProcessMetrics;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -8,7 +7,8 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * Counters and gauges in Prometheus text format, plus the JVM and process series. Rates (ingress_bps, egress_bps,
+ * One media worker's counters and gauges (written by that worker's thread only; nothing here is shared between
+ * workers on the packet path). {@link ProcessMetrics} sums the workers for {@code /metrics}. Rates (ingress_bps, egress_bps,
  * packets_per_second, for {@code /state} and the registry's load) are computed over the last completed second by
  * {@link #tick}; {@code /metrics} exports the byte and packet counters instead.
  */
@@ -36,7 +36,6 @@ public final class SfuMetrics {
                 new long[LAYER_GAUGE_SLOTS], 0);
     }
     private volatile SubscriberSnapshot subscribers = SubscriberSnapshot.EMPTY;
-    private final JvmProcessMetrics jvm = new JvmProcessMetrics();
 
     public void subscriberSnapshot(SubscriberSnapshot s) { subscribers = s; }
     public SubscriberSnapshot subscriberSnapshot() { return subscribers; }
@@ -56,7 +55,7 @@ public final class SfuMetrics {
     /** Written by the media thread only (release stores, no locked add per packet); read by the scrape. */
     private final java.util.concurrent.atomic.AtomicLongArray latency = new java.util.concurrent.atomic.AtomicLongArray(LATENCY_BUCKETS_US.length + 1);
     /** The exported {@code le} labels: the µs and bps bounds above in seconds and bytes per second. */
-    private static final String[] LATENCY_LE = le(LATENCY_BUCKETS_US, 6), ESTIMATE_LE = le(bytes(ESTIMATE_BUCKETS_BPS), 0);
+    static final String[] LATENCY_LE = le(LATENCY_BUCKETS_US, 6), ESTIMATE_LE = le(bytes(ESTIMATE_BUCKETS_BPS), 0);
     private final java.util.concurrent.atomic.AtomicLong latencySumUs = new java.util.concurrent.atomic.AtomicLong();
     private final Map<String, LongSupplier> gauges = new ConcurrentHashMap<>();
     private volatile long ingressBps, egressBps, pps;
@@ -123,61 +122,13 @@ public final class SfuMetrics {
     public long egressBps() { return egressBps; }
     public long packetsPerSecond() { return pps; }
 
-    /**
-     * Prometheus text: base units (seconds, bytes), counters end in {@code _total}, no per-meeting or per-participant
-     * labels (docs/observability.md). The media thread keeps counting in µs and bps; only the export converts.
-     */
-    public String prometheus() {
-        StringBuilder sb = new StringBuilder(16 * 1024);
-        gaugeLine(sb, "parley_sfu_packet_queue_age_seconds", "Max receipt-to-send time over the last second", queueAgeMaxMicros / 1e6);
-        for (Map.Entry<String, LongSupplier> g : new TreeMap<>(gauges).entrySet()) {
-            gaugeLine(sb, "parley_sfu_" + g.getKey(), g.getKey(), g.getValue().getAsLong());
-        }
-        counter(sb, "parley_sfu_ingress_bytes_total", "Bytes received on media sockets", ingressBytes.sum());
-        counter(sb, "parley_sfu_egress_bytes_total", "Bytes sent on media sockets", egressBytes.sum());
-        counter(sb, "parley_sfu_ingress_packets_total", "RTP/RTCP packets received", ingressPackets.sum());
-        counter(sb, "parley_sfu_forwarded_packets_total", "RTP packets forwarded", forwardedPackets.sum());
-        counter(sb, "parley_sfu_nacks_received_total", "NACK blocks received from subscribers", nacksReceived.sum());
-        counter(sb, "parley_sfu_nacks_sent_total", "NACKs sent to publishers", nacksSent.sum());
-        counter(sb, "parley_sfu_retransmissions_total", "packets retransmitted from the cache", retransmissions.sum());
-        counter(sb, "parley_sfu_rtx_sent_total", "retransmissions sent on a subscriber's RTX stream", rtxSent.sum());
-        counter(sb, "parley_sfu_rtx_repairs_total", "RTX packets from publishers that repaired a missing packet", rtxRepairs.sum());
-        counter(sb, "parley_sfu_twcc_feedback_sent_total", "transport-cc feedback messages sent to publishers", twccFeedbackSent.sum());
-        counter(sb, "parley_sfu_plis_sent_total", "PLIs sent to publishers", plisSent.sum());
-        counter(sb, "parley_sfu_plis_received_total", "PLI/FIR received from subscribers", plisReceived.sum());
-        counter(sb, "parley_sfu_twcc_feedback_total", "transport-cc feedback blocks from subscribers applied to their estimators", twccFeedback.sum());
-        counter(sb, "parley_sfu_srtp_auth_failures_total", "SRTP/SRTCP packets failing authentication", srtpAuthFailures.sum());
-        sb.append("# HELP parley_sfu_forward_latency_seconds Receipt-to-send time of forwarded packets\n# TYPE parley_sfu_forward_latency_seconds histogram\n");
-        long cum = 0;
-        for (int i = 0; i < latency.length(); i++) {
-            cum += latency.get(i);
-            sb.append("parley_sfu_forward_latency_seconds_bucket{le=\"").append(LATENCY_LE[i]).append("\"} ").append(cum).append('\n');
-        }
-        sb.append("parley_sfu_forward_latency_seconds_sum ").append(latencySumUs.get() / 1e6).append('\n');
-        sb.append("parley_sfu_forward_latency_seconds_count ").append(cum).append('\n');
-        SubscriberSnapshot ss = subscribers;
-        sb.append("# HELP parley_sfu_subscriber_estimate_bytes_per_second Send-side bandwidth estimate per subscriber transport (last second)\n")
-                .append("# TYPE parley_sfu_subscriber_estimate_bytes_per_second histogram\n");
-        long ecum = 0;
-        for (int i = 0; i < ss.estimateBuckets().length; i++) {
-            ecum += ss.estimateBuckets()[i];
-            sb.append("parley_sfu_subscriber_estimate_bytes_per_second_bucket{le=\"").append(ESTIMATE_LE[i]).append("\"} ").append(ecum).append('\n');
-        }
-        sb.append("parley_sfu_subscriber_estimate_bytes_per_second_sum ").append(ss.estimateSumBps() / 8.0).append('\n');
-        sb.append("parley_sfu_subscriber_estimate_bytes_per_second_count ").append(ss.subscribers()).append('\n');
-        sb.append("# HELP parley_sfu_video_slots_forwarding Subscriber video slots by the simulcast layer they forward (spatial index)\n")
-                .append("# TYPE parley_sfu_video_slots_forwarding gauge\n");
-        for (int i = 0; i < ss.videoSlotsOnLayer().length; i++) {
-            sb.append("parley_sfu_video_slots_forwarding{spatial=\"").append(i).append("\"} ").append(ss.videoSlotsOnLayer()[i]).append('\n');
-        }
-        sb.append("parley_sfu_video_slots_forwarding{spatial=\"none\"} ").append(ss.videoSlotsIdle()).append('\n');
-        sb.append("# HELP parley_sfu_drops_total Dropped packets by reason\n# TYPE parley_sfu_drops_total counter\n");
-        for (Map.Entry<String, LongAdder> d : new TreeMap<>(drops).entrySet()) {
-            sb.append("parley_sfu_drops_total{reason=\"").append(d.getKey()).append("\"} ").append(d.getValue().sum()).append('\n');
-        }
-        jvm.appendTo(sb);
-        return sb.toString();
-    }
+    /** Max receipt-to-send time (µs) over the last completed second. */
+    long queueAgeMaxMicros() { return queueAgeMaxMicros; }
+    /** Forwarded packets per latency bucket (index = bucket of {@link #LATENCY_BUCKETS_US}, last = +Inf). */
+    long latencyBucket(int i) { return latency.get(i); }
+    long latencySumMicros() { return latencySumUs.get(); }
+    Map<String, LongSupplier> gauges() { return gauges; }
+    Map<String, LongAdder> dropCounters() { return drops; }
 
     private static long[] bytes(long[] bps) {
         long[] r = new long[bps.length];
@@ -193,15 +144,5 @@ public final class SfuMetrics {
         }
         r[bounds.length] = "+Inf";
         return r;
-    }
-
-    private static void gaugeLine(StringBuilder sb, String name, String help, double v) {
-        sb.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name).append(" gauge\n")
-                .append(name).append(' ').append(v).append('\n');
-    }
-
-    private static void counter(StringBuilder sb, String name, String help, long v) {
-        sb.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name).append(" counter\n")
-                .append(name).append(' ').append(v).append('\n');
     }
 }

@@ -28,6 +28,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,9 +40,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The SFU's sockets: one UDP port shared by every ICE-lite transport and one ICE-TCP passive port (RFC 6544,
- * RFC 4571 framing). Everything runs on a single media event loop so routing state needs no locks; writes
- * are batched and flushed at the end of each read burst.
+ * One media worker's sockets: one UDP port shared by every ICE-lite transport of the worker and one ICE-TCP
+ * passive port (RFC 6544, RFC 4571 framing). Everything runs on the worker's single event loop so routing state
+ * needs no locks; writes are batched and flushed at the end of each read burst. Nothing here is shared with
+ * another worker.
  */
 public final class MediaIo implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MediaIo.class);
@@ -63,12 +65,17 @@ public final class MediaIo implements AutoCloseable {
     private final List<Channel> dirty = new ArrayList<>();
     private byte[] rx = new byte[2048];
 
-    public MediaIo(PacketHandler handler) {
+    public MediaIo(PacketHandler handler) { this(handler, "media"); }
+
+    /** @param name names the threads ({@code name} and {@code name-accept}), so per-thread CPU shows each worker */
+    public MediaIo(PacketHandler handler, String name) {
         this.handler = handler;
         boolean epoll = Epoll.isAvailable();
-        this.group = new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-        this.acceptGroup = new MultiThreadIoEventLoopGroup(1, epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-        LOG.info("media I/O on {}", epoll ? "epoll" : "nio");
+        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(name),
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(name + "-accept"),
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        LOG.info("media I/O {} on {}", name, epoll ? "epoll" : "nio");
     }
 
     public EventLoop loop() { return group.next(); }

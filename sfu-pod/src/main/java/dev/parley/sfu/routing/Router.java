@@ -35,8 +35,9 @@ import java.util.concurrent.TimeUnit;
  * ({@link dev.parley.sfu.transport.IceLiteDemux} → WebRtcTransport → here), parses each publisher packet once and
  * fans it out to the track's slots ({@link Slot#forward}); runs the timers (consent, estimators, allocation, probes,
  * reports). Publisher RTP in is {@link Ingest}, RTCP is {@link RtcpTerminator}, the control API is
- * {@link MeetingControl}, {@code /state} is {@link StateView}. Everything runs on the single media event loop; the
- * internal API enters through {@link #call}.
+ * {@link MeetingControl}, {@code /state} is {@link StateView}. Everything runs on the Router's one event loop; the
+ * internal API enters through {@link #call}. A process runs one Router per media worker ({@code worker.WorkerPool}),
+ * sharing nothing with the others.
  */
 public final class Router implements TransportListener {
     private static final Logger LOG = LoggerFactory.getLogger(Router.class);
@@ -71,11 +72,14 @@ public final class Router implements TransportListener {
     final RtcpTerminator rtcp;
     private final Ingest ingest;
 
-    public Router(SfuMetrics metrics, EventPublisher events) {
+    public Router(SfuMetrics metrics, EventPublisher events) { this(metrics, events, "media"); }
+
+    /** One Router per media worker: its own sockets, event loop ({@code threadName}), metrics and meetings. */
+    public Router(SfuMetrics metrics, EventPublisher events, String threadName) {
         this.metrics = metrics;
         this.events = events;
         this.demux = new IceLiteDemux(metrics);
-        this.io = new MediaIo(demux);
+        this.io = new MediaIo(demux, threadName);
         this.loop = io.loop();
         this.rtcp = new RtcpTerminator(this);
         this.ingest = new Ingest(this);

@@ -31,7 +31,8 @@ final class SfuPeerWatcher implements AutoCloseable {
     private void publish() {
         List<SfuEndpoint> out = new ArrayList<>();
         for (SfuEntry e : watcher.entries().values()) {
-            out.add(new SfuEndpoint(e.pod(), e.mediaAddress(), e.mediaUdpPort(), e.mediaTcpPort()));
+            // one endpoint per media worker of the SFU: each has its own ports
+            for (SfuEntry.MediaPorts p : e.mediaPorts()) out.add(new SfuEndpoint(e.pod(), e.mediaAddress(), p.udpPort(), p.tcpPort()));
         }
         sink.accept(out);
         listed = true;
