@@ -92,6 +92,8 @@ final class ChaosPlatform implements AutoCloseable {
             env.put("PARLEY_LEASE_TTL_SECONDS", "3");
             env.put("PARLEY_MEDIA_UDP_PORT", Integer.toString(udp));
             env.put("PARLEY_MEDIA_TCP_PORT", Integer.toString(FreePorts.tcp()));
+            // one media worker: the impairment proxy stands in front of one media port per SFU
+            env.put("PARLEY_SFU_WORKERS", "1");
             env.put("PARLEY_TICKET_PUBLIC_JWK", ticketKey.toPublicJWK().toJSONString());
             Pod sfu = new Pod("sfu-" + i, "sfu", SFU_JAR, env, internal, "http://127.0.0.1:" + internal + "/readyz", logDir);
             sfus.add(sfu);
