@@ -2,6 +2,8 @@ package dev.parley.controller.signaling;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.e2ee.E2eeRelay;
+import dev.parley.controller.e2ee.Sender;
 import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.ownership.Ownership;
 import dev.parley.controller.ownership.Route;
@@ -13,7 +15,8 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Offers and subscriptions need the owner (its grants, its SFU choice, its epoch): on a socket accepted by a
+ * Offers, subscriptions and e2ee key messages need the owner (its grants, its SFU choice, its epoch, the pods
+ * its volatile events reach): on a socket accepted by a
  * non-owner they are relayed to the owner over the internal API and its replies are sent back on the socket (this
  * pod runs them itself when it has become the owner). Both sides of that relay live here.
  */
@@ -23,12 +26,22 @@ public final class OwnerRelay {
     private final PodLink link;
     private final SessionRegistry registry;
     private final MediaRelay media;
+    private final E2eeRelay e2ee;
 
-    public OwnerRelay(Ownership ownership, PodLink link, SessionRegistry registry, MediaRelay media) {
+    public OwnerRelay(Ownership ownership, PodLink link, SessionRegistry registry, MediaRelay media, E2eeRelay e2ee) {
         this.ownership = ownership;
         this.link = link;
         this.registry = registry;
         this.media = media;
+        this.e2ee = e2ee;
+    }
+
+    /** The owner handles a relayed message: e2ee key messages (delivered from the owner to every pod) or media. */
+    private List<ObjectNode> onOwner(Bound b, ObjectNode msg) {
+        if (E2eeRelay.handles(msg.path("type").asText(""))) {
+            return e2ee.handle(new Sender(b.meetingId(), b.participantId(), b.epoch()), msg);
+        }
+        return media.relayed(b, msg);
     }
 
     /** The non-owner's side: true when the socket is a non-owner's and the message was handled that way. */
@@ -51,7 +64,7 @@ public final class OwnerRelay {
                 break;
             }
             if (r instanceof Route.Local local) {
-                for (ObjectNode reply : media.relayed(Bound.of(c, local.epoch()), msg)) {
+                for (ObjectNode reply : onOwner(Bound.of(c, local.epoch()), msg)) {
                     registry.sendRaw(c, reply);
                 }
                 return true;
@@ -80,6 +93,6 @@ public final class OwnerRelay {
      */
     List<ObjectNode> relayed(UUID m, UUID p, long gen, String sfuPod, String deviceKey, ObjectNode msg) {
         Long epoch = ownership.epochIfOwned(m);
-        return epoch == null ? null : media.relayed(new Bound(m, p, gen, sfuPod, deviceKey, epoch), msg);
+        return epoch == null ? null : onOwner(new Bound(m, p, gen, sfuPod, deviceKey, epoch), msg);
     }
 }
