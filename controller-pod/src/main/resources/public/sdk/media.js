@@ -24,6 +24,8 @@ import { qualityLevel, intervalLossPct } from './quality.js';
  * @property {boolean} [svc=false]  send the camera as one VP9 stream with 3 spatial × 3 temporal layers
  *           (L3T3_KEY) when the browser can; the SFU forwards each subscriber the layers its tile needs
  *           (docs/sfu.md "VP9 SVC"). Otherwise (or when false) simulcast as above.
+ * @property {{pcConfig:() => Object, attach:(pc:RTCPeerConnection) => void}} [e2ee]  end-to-end encrypted meeting:
+ *           every sender and receiver goes behind the frame-encryption worker before it is negotiated (e2ee/)
  */
 
 /** Simulcast encodings of the camera, lowest first: the SFU numbers layers in this (SDP rid) order. */
@@ -102,7 +104,7 @@ export class MediaSession {
    */
   async start(local, remoteCount) {
     /** @type {RTCConfiguration} */
-    const cfg = { iceServers: this.o.iceServers || [], bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' };
+    const cfg = { iceServers: this.o.iceServers || [], bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', ...(this.o.e2ee?.pcConfig() || {}) };
     this.pub = new RTCPeerConnection(cfg);
     this.sub = new RTCPeerConnection(cfg);
     this.#watch(this.pub, 'publish');
@@ -139,6 +141,7 @@ export class MediaSession {
   /** @param {'publish'|'subscribe'} kind @param {{iceRestart?:boolean}} [opts] */
   async #negotiate(kind, opts = {}) {
     const pc = /** @type {RTCPeerConnection} */ (kind === 'publish' ? this.pub : this.sub);
+    this.o.e2ee?.attach(pc); // e2ee: no transceiver is negotiated without its frame transform
     const offer = await pc.createOffer(opts);
     await pc.setLocalDescription(offer);
     const answerP = new Promise((resolve, reject) => {

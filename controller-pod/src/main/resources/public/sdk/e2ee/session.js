@@ -61,7 +61,7 @@ export class E2eeSession {
     this.withholdKeys = false;
     this.counts = { keysSent: 0, keysReceived: 0, keysWithheld: 0, envelopesRejected: 0, refusedByServer: 0, rotations: 0 };
     /** When our newest key went into use (ms), and why it was made: for the rotation-time measurements. */
-    this.lastRotation = { reason: '', startedAt: 0, sentAt: 0, inUseAt: 0 };
+    this.lastRotation = { reason: '', startedAt: 0, sentAt: 0, inUseAt: 0, inUseWallMs: 0 };
     this.closed = false;
   }
 
@@ -189,12 +189,13 @@ export class E2eeSession {
     await this.#sendKey(to);
     const sentAt = performance.now();
     this.counts.rotations++;
-    this.lastRotation = { reason, startedAt, sentAt, inUseAt: 0 };
+    this.lastRotation = { reason, startedAt, sentAt, inUseAt: 0, inUseWallMs: 0 };
     const rotation = this.lastRotation;
     const use = async () => {
       if (this.current?.kid !== kid || this.closed) return;
       await this.o.cryptor.setSendKey(kid);
       rotation.inUseAt = performance.now();
+      rotation.inUseWallMs = Date.now(); // comparable across pages (the browser tests time a rotation with it)
       this.#changed();
     };
     // Nobody to wait for (alone, or our first key): use it at once; else give the envelopes a head start.
