@@ -30,13 +30,8 @@ public class MeetingService {
         String title = JsonBody.text(body, "title", true, 200);
         Boolean waiting = JsonBody.bool(body, "waiting_room_enabled", true);
         String mode = JsonBody.oneOf(body, "encryption_mode", true, "transport", "e2ee");
-        if ("e2ee".equals(mode)) {
-            // Not offered until it is real: today every frame is DTLS-SRTP to the SFU, which decrypts it, so an
-            // "e2ee" meeting would be a transport-encrypted meeting with the wrong label (docs/api.md).
-            throw ApiException.badRequest("encryption_mode_unavailable",
-                    "end-to-end encryption is not available yet; create the meeting with encryption_mode 'transport'")
-                    .with("field", "encryption_mode");
-        }
+        // "e2ee": every frame is encrypted in the browsers with keys no server holds (docs/e2ee.md); its recording
+        // stays refused (RecordingCommands, RecorderSubscriptions) and the mode never changes after creation.
         Long max = JsonBody.nonNegativeLong(body, "max_participants", false);
         if (max != null && (max < 1 || max > 10_000)) {
             throw ApiException.badRequest("invalid_field", "field 'max_participants' must be within 1..10000")
