@@ -2,6 +2,7 @@ package dev.parley.controller.e2ee;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.controller.testing.ControllerHarness;
+import dev.parley.controller.testing.JsonLogCapture;
 import dev.parley.controller.testing.Scenario;
 import dev.parley.controller.testing.WsClient;
 import io.micrometer.core.instrument.Counter;
@@ -25,16 +26,21 @@ class E2eeKeyRelayIT {
     @RegisterExtension
     static final ControllerHarness h = ControllerHarness.perClass(1, "controller-0");
 
-    private static final String IV = b64(new byte[12]);
-    private static final String CT = b64(new byte[44]);
+    private static final String IV = b64(filled(12, 0x11));
+    private static final String CT = b64(filled(44, 0x5a));
     /** A P-256 point's shape (0x04 + 64 bytes): the controller checks the size, not the curve. */
     private static final String PUB = b64(point());
 
     private static byte[] point() {
-        byte[] p = new byte[65];
+        byte[] p = filled(65, 0x42);
         p[0] = 4;
-        p[1] = 7;
         return p;
+    }
+
+    private static byte[] filled(int n, int v) {
+        byte[] b = new byte[n];
+        java.util.Arrays.fill(b, (byte) v);
+        return b;
     }
 
     private static String b64(byte[] b) {
@@ -99,7 +105,8 @@ class E2eeKeyRelayIT {
         String[] b = s.admittedAttendee(0);
         String[] c = s.admittedAttendee(0);
         long epoch = Long.parseLong(h.scalar("SELECT controller_epoch FROM meetings WHERE meeting_id = '" + s.meetingId + "'"));
-        try (WsClient wa = s.joinedSocket(new String[]{s.hostToken, s.hostPid}, "ta");
+        try (JsonLogCapture logs = new JsonLogCapture();
+             WsClient wa = s.joinedSocket(new String[]{s.hostToken, s.hostPid}, "ta");
              WsClient wb = s.joinedSocket(b, "tb");
              WsClient wc = s.joinedSocket(c, "tc")) {
             // identities: B announces, A and C hear it, B learns whom it already could know
@@ -169,6 +176,9 @@ class E2eeKeyRelayIT {
             }
             wb.send(batch(epoch, 1, s.hostPid));
             assertRefused(wb, "sender_not_member", wa);
+
+            // no key bytes in any log line (DEBUG included): neither a public key nor an envelope
+            assertThat(logs.text()).contains("e2ee_keys refused: replayed").doesNotContain(PUB).doesNotContain(CT).doesNotContain(IV);
         }
     }
 
