@@ -68,6 +68,9 @@ export class E2eeSession {
   /** Makes our identity and announces it. */
   async start() {
     this.identity = await makeIdentity();
+    // A key of our own at once (nobody to send it to yet): our frames flow encrypted from the first one, so
+    // receivers see packets (undecryptable until our key reaches them) instead of a silent, "stalled" track.
+    await this.rotate('start');
     this.#announce();
     await this.#refreshCode();
   }
