@@ -3,6 +3,7 @@
 // keep keyboard focus.
 
 import { h, replace, initials, keyedList } from './dom.js';
+import { e2eeBarKey, renderE2eeBar, tileE2ee } from './e2ee-view.js';
 
 const ROLE_LABEL = { host: 'Host', cohost: 'Co-host', attendee: '' };
 const QUALITY_LABEL = { good: 'Good', fair: 'Fair', poor: 'Poor', lost: 'Lost', unknown: 'Checking' };
@@ -28,6 +29,7 @@ export class MeetingView {
     this.state = null;
     this.head = h('div', { class: 'meeting-head' });
     this.banner = h('div', { class: 'banner', role: 'status', 'aria-live': 'polite', 'data-testid': 'connection-banner' });
+    this.e2eeBar = h('div', { class: 'e2ee-bar', role: 'status', hidden: true, 'data-testid': 'e2ee-bar' });
     this.stage = h('div', { class: 'stage', 'aria-label': 'Video tiles', role: 'region' });
     this.strip = h('div', { class: 'strip' });
     this.side = h('aside', { class: 'side', 'aria-label': 'Participants', id: 'participants-panel' });
@@ -35,7 +37,7 @@ export class MeetingView {
     this.dialog = h('div', { class: 'dialog-host' });
     this.audioBox = h('div', { hidden: true });
     this.el = h('section', { class: 'meeting', 'data-testid': 'meeting' },
-      this.head, this.banner, h('div', { class: 'body' }, h('div', { class: 'stage-wrap' }, this.stage, this.strip), this.side), this.controls, this.dialog, this.audioBox);
+      this.head, this.banner, this.e2eeBar, h('div', { class: 'body' }, h('div', { class: 'stage-wrap' }, this.stage, this.strip), this.side), this.controls, this.dialog, this.audioBox);
     root.replaceChildren(this.el);
     // One open action menu at a time; choosing an action closes it (it would cover the rows below).
     this.side.addEventListener('toggle', (e) => {
@@ -55,6 +57,7 @@ export class MeetingView {
     this.#part('head', this.#headKey(state), () => this.#renderHead(state));
     this.#part('quality', state.quality.level, () => this.#renderQuality(state));
     this.#part('banner', state.connection + '|' + state.connectionReason, () => this.#renderBanner(state));
+    this.#part('e2ee', e2eeBarKey(state), () => renderE2eeBar(this.e2eeBar, state));
     this.#renderTiles(state);
     this.#renderAudio(state);
     this.#part('side', this.#sideKey(state), () => this.#renderSide(state));
@@ -194,8 +197,10 @@ export class MeetingView {
         }
       }
     }
-    tile.video.hidden = !hasVideo;
-    tile.avatar.hidden = hasVideo;
+    const e2ee = t.self ? tileE2ee(s, null) : tileE2ee(s, t.pid); // e2ee: no video before we can decrypt it
+    tile.video.hidden = !hasVideo || !e2ee.showVideo;
+    tile.avatar.hidden = hasVideo && e2ee.showVideo;
+    tile.el.dataset.e2ee = e2ee.state || '';
     tile.avatar.textContent = initials(t.person || t.name);
     tile.el.classList.toggle('speaking', !!t.pid && s.activeSpeakers.includes(t.pid) && !t.self);
     tile.el.classList.toggle('screen', t.source === 'screen');
@@ -207,7 +212,7 @@ export class MeetingView {
     // the SFU paused this video for our bandwidth (subscription_paused): say why it froze
     const paused = !t.self && !!t.pid && Object.values(s.pausedSubscriptions || {}).some((x) => x.participantId === t.pid && x.source === t.source);
     tile.el.classList.toggle('paused', paused);
-    const capKey = JSON.stringify([t.name, t.role, t.micOn, t.connection, t.quality, paused]);
+    const capKey = JSON.stringify([t.name, t.role, t.micOn, t.connection, t.quality, paused, e2ee.label]);
     if (tile.capKey !== capKey) {
       tile.capKey = capKey;
       replace(tile.caption, [
@@ -215,6 +220,7 @@ export class MeetingView {
         h('span', { class: 'name' }, t.name),
         ROLE_LABEL[t.role] ? h('span', { class: 'role' }, ROLE_LABEL[t.role]) : null,
         t.connection === 'reconnecting' ? h('span', { class: 'role warn' }, 'Reconnecting') : null,
+        e2ee.label ? h('span', { class: 'role warn', 'data-testid': 'e2ee-peer-status' }, e2ee.label) : null,
         paused ? h('span', { class: 'role warn', 'data-testid': 'video-paused', title: 'Video paused because your connection is too slow for it; it resumes by itself' }, 'Paused: low bandwidth') : null,
       ]);
     }

@@ -27,6 +27,8 @@ import { qualityLevel, intervalLossPct } from './quality.js';
  * @property {number|null} [audioTopN]  the meeting's `audio_top_n` (from the transport answer): offer exactly this
  *           many audio slots; the SFU moves them between speakers and says so in `slot_assignments` (docs/sfu.md
  *           "Top-N audio"). Absent: one audio slot per remote participant, as before.
+ * @property {{pcConfig:() => Object, attach:(pc:RTCPeerConnection) => void}} [e2ee]  end-to-end encrypted meeting:
+ *           every sender and receiver goes behind the frame-encryption worker before it is negotiated (e2ee/)
  */
 
 /** Simulcast encodings of the camera, lowest first: the SFU numbers layers in this (SDP rid) order. */
@@ -105,7 +107,7 @@ export class MediaSession {
    */
   async start(local, remoteCount) {
     /** @type {RTCConfiguration} */
-    const cfg = { iceServers: this.o.iceServers || [], bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require' };
+    const cfg = { iceServers: this.o.iceServers || [], bundlePolicy: 'max-bundle', rtcpMuxPolicy: 'require', ...(this.o.e2ee?.pcConfig() || {}) };
     this.pub = new RTCPeerConnection(cfg);
     this.sub = new RTCPeerConnection(cfg);
     this.#watch(this.pub, 'publish');
@@ -142,6 +144,7 @@ export class MediaSession {
   /** @param {'publish'|'subscribe'} kind @param {{iceRestart?:boolean}} [opts] */
   async #negotiate(kind, opts = {}) {
     const pc = /** @type {RTCPeerConnection} */ (kind === 'publish' ? this.pub : this.sub);
+    this.o.e2ee?.attach(pc); // e2ee: no transceiver is negotiated without its frame transform
     const offer = await pc.createOffer(opts);
     await pc.setLocalDescription(offer);
     const answerP = new Promise((resolve, reject) => {

@@ -17,6 +17,7 @@ import { sleep } from './backoff.js';
 import { worseQuality } from './quality.js';
 import { Emitter, eventsFromControl, eventsFromState } from './events.js';
 import { AreaOfInterest } from './aoi.js';
+import { E2ee, transformPath } from './e2ee/e2ee.js';
 
 export { ApiClient, SignalingClient, MediaSession, Store, CommandQueue, ParleyError, describeCode, Emitter };
 /** @typedef {import('./events.js').ParleyEventMap} ParleyEventMap */
@@ -54,6 +55,9 @@ const REMOVED_CODES = new Set(['removed', 'participant_removed', 'banned', 'rejo
  *           dynacast then turns off the ones nobody receives (`state.publishLayers`)
  * @property {boolean} [svc=false] camera as one VP9 L3T3_KEY stream (3 spatial × 3 temporal layers) when the
  *           browser offers it, instead of simulcast; the SFU gives each subscriber the layers its tile needs
+ * @property {{withholdE2eeKeys?:boolean}} [testHooks] tests only: `withholdE2eeKeys` drops every media key sent
+ *           to us (an e2ee meeting then decodes nothing: docs/e2ee.md); also read from `window.__parleyTestHooks`
+ *           so a browser test can set it for the web app
  */
 
 export class ParleyClient {
@@ -163,9 +167,14 @@ export class ParleyClient {
         mic: { on: !!(o.microphone && o.microphone.enabled), reason: null },
         camera: { on: !!(o.camera && o.camera.enabled), reason: null } },
     }));
-    this.api.getMeeting(meetingId).then((m) => this.store.set((s) => ({ meeting: { ...(s.meeting || {}), ...m, id: meetingId } }))).catch(() => {});
     let r;
     try {
+      // The meeting's mode decides how media is sent: an e2ee meeting needs encoded transforms, and a browser
+      // without them is refused here (`e2ee_unsupported`), never joined with clear frames (docs/e2ee.md).
+      const m = await this.api.getMeeting(meetingId);
+      this.store.set((s) => ({ meeting: { ...(s.meeting || {}), ...m, id: meetingId } }));
+      this.encryptionMode = m?.encryption_mode || 'transport';
+      if (this.encryptionMode === 'e2ee' && !transformPath()) throw new ParleyError({ status: 422, code: 'e2ee_unsupported' });
       r = await this.api.join(meetingId, {
         client_instance_id: this.clientInstanceId,
         display_name: o.displayName,
@@ -294,6 +303,7 @@ export class ParleyClient {
       this.sigOpen = true;
       this.#markStep('socketOpenAt');
       this.store.set({ cursor: /** @type {SignalingClient} */ (this.signaling).cursor.value });
+      if (this.encryptionMode === 'e2ee') this.#e2eeSession().socketOpen();
       // Same generation and media still alive: a socket resume. Otherwise start media for this generation.
       if (!this.rosterLoaded) {
         // Events only tell what changes after our cursor: load who is already here (and our permissions).
@@ -335,6 +345,7 @@ export class ParleyClient {
     this.lastMediaAt = performance.now(); // a new transport gets STALL_MS before it counts as silent
     this.lastMediaBytes = -1;
     const media = new MediaSession({
+      e2ee: this.encryptionMode === 'e2ee' ? this.#e2eeSession().mediaHooks() : undefined,
       send: (m) => /** @type {SignalingClient} */ (this.signaling).send(m),
       iceServers: this.iceServers,
       audioTopN: this.audioTopN,
@@ -482,9 +493,27 @@ export class ParleyClient {
     this.media?.restartIce(why);
   }
 
+  /** The e2ee key session and frame worker of this participation (made once; follows the roster). */
+  #e2eeSession() {
+    if (!this.e2ee) {
+      const e2ee = new E2ee(/** @type {string} */ (this.meetingId), {
+        send: (m) => !!this.signaling?.send(m),
+        selfId: () => String(this.state.self.participant_id),
+        epoch: () => Number(this.state.controllerEpoch),
+        publish: (status) => this.store.set({ e2ee: status }),
+      }, { withholdKeys: !!(this.opts.testHooks ?? /** @type {any} */ (globalThis).__parleyTestHooks)?.withholdE2eeKeys });
+      this.e2ee = e2ee;
+      const follow = (s) => { if (this.e2ee === e2ee) e2ee.setRoster(Object.keys(s.participants || {})); };
+      this.subscribe(follow);
+      follow(this.state);
+    }
+    return this.e2ee;
+  }
+
   // ------------------------------------------------------------------ events
 
   #onSignal(m) {
+    if (this.e2ee?.handle(m)) return;
     if (this.media && this.media.handleMessage(m)) return;
     if (m.type === 'error') {
       console.warn(`parley: signaling error ${m.code}: ${m.detail || m.message || ''}`);
@@ -518,6 +547,7 @@ export class ParleyClient {
    * @param {Object} ev @param {string|null} [cursor]
    */
   handleEvent(ev, cursor) {
+    if (ev.volatile && this.e2ee?.handle(ev)) return;
     if (!ev.volatile) console.debug(`parley: event ${cursor} ${ev.type} ${ev.participant_id ?? ''} ${ev.admission_state ?? ''}`);
     const before = this.state;
     const { state, effects } = applyEvent(before, ev);
@@ -1051,6 +1081,8 @@ export class ParleyClient {
     this.media?.close();
     this.media = null;
     this.#retireOld('closed');
+    this.e2ee?.close(); // the worker and every key in it go with the participation
+    this.e2ee = null;
     this.signaling?.close();
     this.sigOpen = false;
     this.mediaUp = false;
@@ -1104,6 +1136,8 @@ export class ParleyClient {
     this.media?.close();
     this.media = null;
     this.#retireOld('left');
+    this.e2ee?.close();
+    this.e2ee = null;
     clearInterval(this.statsTimer);
     clearInterval(this.rosterTimer);
     this.#removeNetworkListeners();

@@ -32,8 +32,8 @@ public class MeetingService {
         Boolean waiting = JsonBody.bool(body, "waiting_room_enabled", true);
         String mode = JsonBody.oneOf(body, "encryption_mode", true, "transport", "e2ee");
         if ("e2ee".equals(mode)) {
-            // Not offered until it is real: today every frame is DTLS-SRTP to the SFU, which decrypts it, so an
-            // "e2ee" meeting would be a transport-encrypted meeting with the wrong label (docs/api.md).
+            // Not offered until it is shown working end to end on the whole platform: the SDK's frame encryption
+            // and the key relay exist (docs/e2ee.md) but E2eeBrowserIT does not pass yet, so "e2ee" would be a label.
             throw ApiException.badRequest("encryption_mode_unavailable",
                     "end-to-end encryption is not available yet; create the meeting with encryption_mode 'transport'")
                     .with("field", "encryption_mode");

@@ -3,6 +3,8 @@ package dev.parley.controller.signaling;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.interest.InterestService;
+import dev.parley.controller.e2ee.E2eeRelay;
+import dev.parley.controller.e2ee.Sender;
 import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.ownership.Ownership;
 import dev.parley.controller.ownership.Route;
@@ -14,7 +16,8 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Offers and subscriptions need the owner (its grants, its SFU choice, its epoch): on a socket accepted by a
+ * Offers, subscriptions and e2ee key messages need the owner (its grants, its SFU choice, its epoch, the pods
+ * its volatile events reach): on a socket accepted by a
  * non-owner they are relayed to the owner over the internal API and its replies are sent back on the socket (this
  * pod runs them itself when it has become the owner). Both sides of that relay live here.
  */
@@ -25,14 +28,28 @@ public final class OwnerRelay {
     private final SessionRegistry registry;
     private final MediaRelay media;
     private final InterestService interest;
+    private final E2eeRelay e2ee;
 
     public OwnerRelay(Ownership ownership, PodLink link, SessionRegistry registry, MediaRelay media,
-                      InterestService interest) {
+                      InterestService interest, E2eeRelay e2ee) {
         this.ownership = ownership;
         this.link = link;
         this.registry = registry;
         this.media = media;
         this.interest = interest;
+        this.e2ee = e2ee;
+    }
+
+    /**
+     * The owner handles a relayed message: e2ee key messages (delivered from the owner to every pod), positions
+     * (the area-of-interest state), offers and subscriptions (the SFU).
+     */
+    private List<ObjectNode> onOwner(Bound b, ObjectNode msg) {
+        String type = msg.path("type").asText("");
+        if (E2eeRelay.handles(type)) {
+            return e2ee.handle(new Sender(b.meetingId(), b.participantId(), b.epoch()), msg);
+        }
+        return "position".equals(type) ? Positions.replies(interest, b, msg) : media.relayed(b, msg);
     }
 
     /** The non-owner's side: true when the socket is a non-owner's and the message was handled that way. */
@@ -55,7 +72,7 @@ public final class OwnerRelay {
                 break;
             }
             if (r instanceof Route.Local local) {
-                for (ObjectNode reply : ownerSide(Bound.of(c, local.epoch()), msg)) {
+                for (ObjectNode reply : onOwner(Bound.of(c, local.epoch()), msg)) {
                     registry.sendRaw(c, reply);
                 }
                 return true;
@@ -84,11 +101,6 @@ public final class OwnerRelay {
      */
     List<ObjectNode> relayed(UUID m, UUID p, long gen, String sfuPod, String deviceKey, ObjectNode msg) {
         Long epoch = ownership.epochIfOwned(m);
-        return epoch == null ? null : ownerSide(new Bound(m, p, gen, sfuPod, deviceKey, epoch), msg);
-    }
-
-    /** Positions go to the area-of-interest state, offers and subscriptions to the SFU. */
-    private List<ObjectNode> ownerSide(Bound b, ObjectNode msg) {
-        return "position".equals(msg.path("type").asText("")) ? Positions.replies(interest, b, msg) : media.relayed(b, msg);
+        return epoch == null ? null : onOwner(new Bound(m, p, gen, sfuPod, deviceKey, epoch), msg);
     }
 }

@@ -3,6 +3,8 @@ package dev.parley.controller.signaling;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.e2ee.E2eeRelay;
+import dev.parley.controller.e2ee.Sender;
 import dev.parley.controller.http.ApiException;
 import dev.parley.controller.http.JsonBody;
 import io.micronaut.http.HttpRequest;
@@ -43,12 +45,13 @@ public class SignalingSocket {
     private final OwnerRelay ownerRelay;
     private final Departures departures;
     private final Positions positions;
+    private final E2eeRelay e2ee;
     private final ExecutorService workers;
     private final Map<String, Conn> conns = new ConcurrentHashMap<>();
 
     public SignalingSocket(SessionRegistry registry, UnjoinedPhase unjoined, JoinHandler joins, MediaRelay media,
                            OwnerRelay ownerRelay, Departures departures, SignalingExecutors executors,
-                           Positions positions) {
+                           Positions positions, E2eeRelay e2ee) {
         this.registry = registry;
         this.unjoined = unjoined;
         this.joins = joins;
@@ -56,6 +59,7 @@ public class SignalingSocket {
         this.ownerRelay = ownerRelay;
         this.departures = departures;
         this.positions = positions;
+        this.e2ee = e2ee;
         this.workers = executors.workers;
         executors.timers.scheduleWithFixedDelay(this::sweep, 5, 5, TimeUnit.SECONDS);
     }
@@ -172,6 +176,11 @@ public class SignalingSocket {
             case "leave" -> {
                 if (requireJoined(c)) {
                     departures.leave(c);
+                }
+            }
+            case "e2ee_identity", "e2ee_keys" -> { // key messages of e2ee meetings: checked, then relayed (e2ee/)
+                if (requireJoined(c) && !ownerRelay.relayedToOwner(c, msg)) {
+                    e2ee.handle(new Sender(c.meetingId, c.participantId, c.epoch), msg).forEach(r -> registry.sendRaw(c, r));
                 }
             }
             default -> error(c, "unknown_message", "unknown message type '" + type + "'");

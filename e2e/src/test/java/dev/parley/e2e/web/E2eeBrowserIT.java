@@ -1,0 +1,171 @@
+package dev.parley.e2e.web;
+
+import com.microsoft.playwright.Page;
+import dev.parley.testsupport.browser.WebRtcStats;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * End-to-end encrypted meetings on the whole platform (real controller and SFU jars, PostgreSQL, etcd, headless
+ * Chromium running the web app), docs/e2ee.md:
+ * <ol>
+ *   <li>Three people in an e2ee meeting decode each other's video and audio; they see "End-to-end encrypted" and the
+ *       same security code.</li>
+ *   <li>A fourth browser, admitted with a valid grant but whose key messages are dropped by the SDK's test hook
+ *       ({@code window.__parleyTestHooks.withholdE2eeKeys}), receives the video packets and decodes 0 frames: the SFU
+ *       forwards ciphertext. Its tiles say "Waiting for keys". The same hook in a transport meeting changes nothing:
+ *       that browser decodes normally.</li>
+ *   <li>Active speaker works (RFC 6464 levels are outside the encrypted frame).</li>
+ *   <li>The host removes C: every remaining sender uses a new key within 1 s, and C never receives it.</li>
+ * </ol>
+ * Opt-in for now ({@code -Dparley.e2ee.browser=true}): written with this branch but not yet seen passing on a
+ * quiet machine (docs/e2ee.md "Not done yet").
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class E2eeBrowserIT {
+    @RegisterExtension
+    static final BrowserPlatform<LocalPlatform> env = BrowserPlatform.of(() -> LocalPlatform.missing(1), () -> LocalPlatform.start(1));
+    private static final String WITHHOLD = "window.__parleyTestHooks = { withholdE2eeKeys: true };";
+    private static final String SUB = "window.parleyApp.client.media.sub";
+
+    @org.junit.jupiter.api.BeforeEach
+    void optIn() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Boolean.getBoolean("parley.e2ee.browser"),
+                "opt-in until seen passing: -Dparley.e2ee.browser=true");
+    }
+
+    private BrowserParticipant person(String name, String init) {
+        return new BrowserParticipant(env.browser(), env.platform().baseUrl(), name, init);
+    }
+
+    /** Creates a meeting of the given mode through the UI (no waiting room) and joins it; returns the share link. */
+    private static String create(BrowserParticipant p, String mode) {
+        p.signIn();
+        p.page.fill("[data-testid=create-title]", "E2EE " + mode);
+        p.page.uncheck("[data-testid=create-waiting-room]");
+        p.page.selectOption("[data-testid=create-encryption]", mode);
+        p.page.click("[data-testid=create-submit]");
+        String link = p.page.inputValue("[data-testid=share-link]");
+        p.page.click("[data-testid=share-join]");
+        p.page.click("[data-testid=prejoin-join]");
+        p.page.waitForSelector("[data-testid=meeting]", new Page.WaitForSelectorOptions().setTimeout(20000));
+        return link;
+    }
+
+    private static Object e2ee(BrowserParticipant p, String expr) {
+        return p.page.evaluate("() => { const c = window.parleyApp.client; return " + expr + "; }");
+    }
+
+    private static long num(Object o) {
+        return o instanceof Number n ? n.longValue() : 0;
+    }
+
+    private static String status(BrowserParticipant p) {
+        return String.valueOf(e2ee(p, "JSON.stringify({ e2ee: c.state.e2ee, counts: c.e2ee?.session.counts, worker: c.e2ee?.cryptor.latest })"));
+    }
+
+    @Test
+    void threeDecodeEachOtherAFourthWithoutKeysDecodesNothingAndARemovalRotatesEveryKeyWithinASecond() {
+        try (BrowserParticipant host = person("Hana Host", null);
+             BrowserParticipant b = person("Bo Bright", null);
+             BrowserParticipant c = person("Cy Cole", null);
+             BrowserParticipant d = person("Dee Withheld", WITHHOLD)) {
+            String link = create(host, "e2ee");
+            b.join(link);
+            c.join(link);
+            List<BrowserParticipant> three = List.of(host, b, c);
+            for (BrowserParticipant p : three) p.awaitConnected(Duration.ofSeconds(30));
+            for (BrowserParticipant rx : three) {
+                for (BrowserParticipant tx : three) {
+                    if (rx != tx) rx.awaitVideoFrom(tx.pid(), Duration.ofSeconds(40));
+                }
+            }
+            for (BrowserParticipant p : three) {
+                BrowserParticipant.awaitTrue(() -> "encrypted".equals(e2ee(p, "c.state.e2ee?.meeting")), Duration.ofSeconds(10),
+                        p.name + " shows encrypted: " + status(p));
+                assertThat(String.valueOf(e2ee(p, "c.state.e2ee.path"))).isEqualTo("script-transform");
+                // audio: every other member's frames (audio and video) decrypt here
+                for (BrowserParticipant tx : three) {
+                    if (tx != p) {
+                        assertThat(num(e2ee(p, "c.e2ee.cryptor.latest.decryptedBy['" + tx.pid() + "'] ?? 0"))).as(p.name + " decrypts " + tx.name).isPositive();
+                    }
+                }
+                assertThat(WebRtcStats.packetsReceived(p.page, SUB, "audio")).as(p.name + " receives audio").isPositive();
+            }
+            String code = String.valueOf(e2ee(host, "c.state.e2ee.securityCode"));
+            assertThat(code).matches("\\d{5} \\d{5} \\d{5} \\d{5}");
+            BrowserParticipant.awaitTrue(() -> code.equals(e2ee(b, "c.state.e2ee.securityCode")) && code.equals(e2ee(c, "c.state.e2ee.securityCode")),
+                    Duration.ofSeconds(5), "the same security code everywhere");
+            assertThat(host.page.textContent("[data-testid=e2ee-status]")).contains("End-to-end encrypted");
+            assertThat(host.page.textContent("[data-testid=e2ee-code]")).contains(code);
+
+            // active speaker still works: the audio level is an RTP header extension, outside the encrypted frame
+            BrowserParticipant.awaitTrue(() -> three.stream().anyMatch(p -> num(e2ee(p, "c.state.activeSpeakers.length")) > 0),
+                    Duration.ofSeconds(20), "someone is an active speaker (RFC 6464 levels reach the SFU)");
+
+            // 2. a fourth browser on the media path without keys: packets arrive, nothing decodes
+            d.join(link);
+            d.awaitConnected(Duration.ofSeconds(30));
+            String hostPid = host.pid();
+            BrowserParticipant.awaitTrue(() -> WebRtcStats.packetsReceived(d.page, SUB, "video") > 200, Duration.ofSeconds(30),
+                    "D receives video packets: " + d.diagnostics());
+            BrowserParticipant.sleep(3000);
+            assertThat(WebRtcStats.packetsReceived(d.page, SUB, "video")).as("D receives video packets").isGreaterThan(200);
+            assertThat(WebRtcStats.framesDecoded(d.page, SUB)).as("D decodes 0 frames: " + status(d)).isZero();
+            assertThat(num(e2ee(d, "c.e2ee.session.counts.keysWithheld"))).as("the hook dropped D's keys").isPositive();
+            assertThat(num(e2ee(d, "c.e2ee.cryptor.latest.stats.noKey"))).as("each frame dropped and counted").isGreaterThan(50);
+            assertThat(String.valueOf(e2ee(d, "c.state.e2ee.peers['" + hostPid + "']"))).isEqualTo("waiting_for_keys");
+            assertThat(d.page.textContent("[data-testid=tile-" + hostPid + "-camera]")).contains("Waiting for keys");
+            assertThat(d.page.isVisible("[data-testid=tile-" + hostPid + "-camera] video")).as("no video shown, the avatar instead").isFalse();
+            assertThat(code).as("the security code changed when D joined").isNotEqualTo(e2ee(host, "c.state.e2ee.securityCode"));
+            b.awaitVideoFrom(hostPid, Duration.ofSeconds(10)); // the members still read each other after D's join rotation
+
+            // 3. the host removes C: within 1 s every remaining sender uses a new key that C never gets
+            String cPid = c.pid();
+            c.page.evaluate("() => { window.__keptE2ee = window.parleyApp.client.e2ee; }");
+            List<BrowserParticipant> remaining = List.of(host, b, d);
+            Map<String, Long> genBefore = new java.util.HashMap<>();
+            for (BrowserParticipant p : remaining) genBefore.put(p.name, num(e2ee(p, "c.e2ee.session.generation")));
+            long t0 = System.currentTimeMillis();
+            host.page.evaluate("(pid) => window.parleyApp.client.remove(pid)", cPid);
+            for (BrowserParticipant p : remaining) {
+                BrowserParticipant.awaitTrue(() -> num(e2ee(p, "c.e2ee.session.generation")) > genBefore.get(p.name)
+                        && num(e2ee(p, "c.e2ee.session.lastRotation.inUseWallMs")) > 0, Duration.ofSeconds(10), p.name + " rotated: " + status(p));
+                long inUse = num(e2ee(p, "c.e2ee.session.lastRotation.inUseWallMs"));
+                System.out.printf("e2ee removal: %s uses its new key %d ms after the remove command%n", p.name, inUse - t0);
+                assertThat(inUse - t0).as(p.name + " uses a new key within 1 s of the removal").isLessThan(1000);
+                assertThat(String.valueOf(e2ee(p, "c.e2ee.session.lastRotation.reason"))).isEqualTo("departure");
+            }
+            c.page.waitForSelector("[data-testid=end-screen][data-kind=removed]", new Page.WaitForSelectorOptions().setTimeout(10000));
+            for (BrowserParticipant p : List.of(host, b)) {
+                long newest = num(e2ee(p, "c.e2ee.session.generation"));
+                long atC = num(c.page.evaluate("(pid) => window.__keptE2ee.session.received.get(pid) ?? 0", p.pid()));
+                assertThat(atC).as("C never received " + p.name + "'s key after the removal").isLessThan(newest);
+            }
+            b.awaitVideoFrom(hostPid, Duration.ofSeconds(10));
+            host.awaitVideoFrom(b.pid(), Duration.ofSeconds(10));
+        }
+    }
+
+    @Test
+    void theSameHookInATransportMeetingChangesNothing() {
+        try (BrowserParticipant host = person("Tia Transport", null);
+             BrowserParticipant d = person("Dee Withheld", WITHHOLD)) {
+            String link = create(host, "transport");
+            d.join(link);
+            host.awaitConnected(Duration.ofSeconds(30));
+            d.awaitConnected(Duration.ofSeconds(30));
+            d.awaitVideoFrom(host.pid(), Duration.ofSeconds(40));
+            assertThat(WebRtcStats.framesDecoded(d.page, SUB)).isPositive();
+            assertThat(e2ee(d, "c.e2ee ?? null")).as("no e2ee session in a transport meeting").isNull();
+            assertThat(d.page.isVisible("[data-testid=e2ee-bar]")).isFalse();
+        }
+    }
+}
