@@ -13,7 +13,7 @@ class SfuEntryTest {
 
     @Test
     void everyWorkersPortsRoundTrip() throws Exception {
-        SfuEntry e = new SfuEntry("sfu-0", "r1", SfuEntry.ACTIVE, "http://127.0.0.1:1", "10.0.0.5", 7882, 7881,
+        SfuEntry e = new SfuEntry("sfu-0", "r1", SfuEntry.ACTIVE, "http://127.0.0.1:1", "127.0.0.5", 7882, 7881,
                 SfuEntry.SfuLoad.idle(), 1, List.of(new SfuEntry.MediaPorts(7882, 7881), new SfuEntry.MediaPorts(7883, 7882)));
         String text = json.writeValueAsString(e);
         assertThat(text).contains("\"media_workers\":[{\"udp_port\":7882,\"tcp_port\":7881},{\"udp_port\":7883,\"tcp_port\":7882}]");
@@ -23,7 +23,7 @@ class SfuEntryTest {
     @Test
     void anEntryWithoutWorkersMeansItsOnePortPair() throws Exception {
         String old = "{\"pod\":\"sfu-0\",\"region\":\"r1\",\"state\":\"ACTIVE\",\"internal_url\":\"http://127.0.0.1:1\","
-                + "\"media_address\":\"10.0.0.5\",\"media_udp_port\":7882,\"media_tcp_port\":7881,\"updated_at_ms\":1}";
+                + "\"media_address\":\"127.0.0.5\",\"media_udp_port\":7882,\"media_tcp_port\":7881,\"updated_at_ms\":1}";
         assertThat(json.readValue(old, SfuEntry.class).mediaPorts()).containsExactly(new SfuEntry.MediaPorts(7882, 7881));
     }
 }
