@@ -41,5 +41,11 @@ public final class GrantBook {
 
     public void remove(String participantId) { grants.remove(participantId); }
 
+    /** True while some participant's grant has not run out: a transport for it may still arrive. */
+    public boolean anyLive(long nowNanos) {
+        for (GrantState g : grants.values()) if (g.live(nowNanos)) return true;
+        return false;
+    }
+
     public Map<String, GrantState> snapshot() { return Map.copyOf(grants); }
 }

@@ -227,6 +227,18 @@ public final class MeetingControl {
         if (m.participants.isEmpty()) router.meetings.remove(meetingId);
     }
 
+    /**
+     * Forgets meetings with no participant here and no grant still live. A grant batch creates the meeting it names
+     * (grants may arrive before the first transport), and a batch that lands after the last participant left (a
+     * renewal or revocation in flight) would otherwise stay for the life of the process, ticked every 100 ms.
+     * Forgetting it is what the last departure does anyway (its epoch goes with it, as it does then).
+     */
+    int forgetIdleMeetings(long now) {
+        int before = router.meetings.size();
+        router.meetings.values().removeIf(m -> m.participants.isEmpty() && !m.grants.anyLive(now));
+        return before - router.meetings.size();
+    }
+
     public List<SlotAssignment> updateSubscriptions(String meetingId, String participantId, long epoch, List<TrackSubscription> tracks) {
         Meeting m = router.meetings.get(meetingId);
         if (m == null) throw new ControlException.NotFound("unknown meeting");

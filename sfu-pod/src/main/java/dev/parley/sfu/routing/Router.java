@@ -282,6 +282,7 @@ public final class Router implements TransportListener {
                 }
                 for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) rtcp.sendReports(p, now);
                 for (Meeting m : meetings.values()) for (Participant p : m.participants.values()) p.quality.sample(p, now, events);
+                control.forgetIdleMeetings(now);
                 metrics.subscriberSnapshot(subscriberSnapshot(now));
                 metrics.tick();
             }
