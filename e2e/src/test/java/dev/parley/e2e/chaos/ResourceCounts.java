@@ -37,11 +37,19 @@ final class ResourceCounts {
     Map<String, Long> counts() {
         Map<String, Long> out = new LinkedHashMap<>();
         long transports = 0;
+        long meetings = 0;
         for (Observation.SfuView v : sfuViews.get()) {
-            if (v.reach() == Observation.Reach.ANSWERED) transports += v.transports();
-            else if (v.reach() == Observation.Reach.UNKNOWN) transports += 1_000_000;
+            if (v.reach() == Observation.Reach.ANSWERED) {
+                transports += v.transports();
+                meetings += v.meetings().size();
+            } else if (v.reach() == Observation.Reach.UNKNOWN) {
+                transports += 1_000_000;
+                meetings += 1_000_000;
+            }
         }
         out.put("sfu transports", transports);
+        // meetings an SFU still holds: one that ended must go too, not only its transports
+        out.put("sfu meetings", meetings);
         out.put("turn allocations", (long) metric("http://127.0.0.1:" + platform.turn.internalPort + "/metrics", "parley_turn_allocations"));
         out.put("etcd meeting keys", etcdKeys("/parley/v1/meetings/", null));
         out.put("etcd recording request/runner keys", etcdKeys("/parley/v1/recordings/", "/request")

@@ -150,10 +150,14 @@ final class SoakRun implements AutoCloseable {
         return row;
     }
 
-    /** Only the pods' footprint, etcd keys and PostgreSQL connections are judged; the rest follows the churn. */
+    /**
+     * Only the pods' footprint, etcd keys, PostgreSQL connections and the meetings SFUs hold are judged (the soak keeps
+     * the number of live meetings constant, so an SFU that forgets none of the ended ones grows); the rest follows the
+     * churn.
+     */
     private static Double floorOf(String name) {
         if (name.startsWith("res ")) {
-            return name.contains("etcd") || name.contains("postgres") ? FLOORS.get("res") : null;
+            return name.contains("etcd") || name.contains("postgres") || name.contains("sfu meetings") ? FLOORS.get("res") : null;
         }
         for (String k : List.of("rss", "heap", "fds", "threads")) if (name.endsWith(" " + k)) return FLOORS.get(k);
         return null;
