@@ -59,6 +59,23 @@ class InvariantsTest {
     }
 
     @Test
+    void mediaOnlyWithLiveGrantJudgesALateReceiptBySendTime() {
+        GrantTimeline t = new GrantTimeline();
+        MediaOnlyWithLiveGrant inv = new MediaOnlyWithLiveGrant(t, () -> 400 * MS);
+        for (long ms = 0; ms <= 1000; ms += 250) poll(t, inv, ms, 1500);       // live
+        for (long ms = 1250; ms <= 4000; ms += 250) poll(t, inv, ms, 0);       // expired from 1250
+        // received 1.75 s after the expiry, but sent at 900 ms while the grants were live: the receiver was late
+        inv.window(new MediaWindow(M, "sub", "pub", 3000 * MS, 3250 * MS, 3000, 3250, 5, false, 900 * MS));
+        poll(t, inv, 4250, 0);
+        assertThat(inv.checks()).isEqualTo(1);
+        assertThat(inv.violations()).isZero();
+        // sent at 2500 ms, after the grant had expired everywhere: forwarded without a live grant
+        inv.window(new MediaWindow(M, "sub", "pub", 3000 * MS, 3250 * MS, 3000, 3250, 5, false, 2500 * MS));
+        poll(t, inv, 4500, 0);
+        assertThat(inv.violations()).isEqualTo(1);
+    }
+
+    @Test
     void mediaOnlyWithLiveGrantDoesNotBlameAnSfuThatDidNotAnswer() {
         GrantTimeline t = new GrantTimeline();
         MediaOnlyWithLiveGrant inv = new MediaOnlyWithLiveGrant(t, () -> 400 * MS);

@@ -64,6 +64,8 @@ final class LoadParticipant implements AutoCloseable {
     private final Map<String, String> offers = new ConcurrentHashMap<>();
     /** Packets received per publisher tag. */
     final Map<Integer, AtomicLong> receivedFrom = new ConcurrentHashMap<>();
+    /** Per publisher tag: the earliest send time stamped in the packets received since the Observer last took it. */
+    private final Map<Integer, AtomicLong> earliestSent = new ConcurrentHashMap<>();
     final AtomicLong sent = new AtomicLong();
     final AtomicInteger socketReopens = new AtomicInteger();
     final AtomicInteger generationMoves = new AtomicInteger();
@@ -353,7 +355,17 @@ final class LoadParticipant implements AutoCloseable {
         int o = n - 12;
         if (RtpPacket.readUint16(b, o) != TAG_MAGIC) return;
         int from = RtpPacket.readUint16(b, o + 2);
+        long sentNanos = 0;
+        for (int i = 0; i < 8; i++) sentNanos = (sentNanos << 8) | (b[o + 4 + i] & 0xFF);
+        long sent = sentNanos;
+        earliestSent.computeIfAbsent(from, k -> new AtomicLong(Long.MAX_VALUE)).accumulateAndGet(sent, Math::min);
         receivedFrom.computeIfAbsent(from, k -> new AtomicLong()).incrementAndGet();
+    }
+
+    /** The earliest send time among packets from {@code tag} received since the last call ({@link Long#MAX_VALUE}: none). */
+    long takeEarliestSent(int tag) {
+        AtomicLong a = earliestSent.get(tag);
+        return a == null ? Long.MAX_VALUE : a.getAndSet(Long.MAX_VALUE);
     }
 
     long receivedFrom(int tag) {

@@ -27,6 +27,11 @@ final class MediaLedger {
     }
 
     void record(String meetingId, String sub, String pub, long nanos, long wallMs, long count, boolean coarse) {
+        record(meetingId, sub, pub, nanos, wallMs, count, coarse, Long.MAX_VALUE);
+    }
+
+    /** As above; {@code earliestSentNanos}: the earliest send time stamped in the packets counted since the last record. */
+    void record(String meetingId, String sub, String pub, long nanos, long wallMs, long count, boolean coarse, long earliestSentNanos) {
         String k = meetingId + "/" + sub + "/" + pub;
         Last prev = last.get(k);
         if (prev == null) {
@@ -35,7 +40,7 @@ final class MediaLedger {
         }
         long delta = count >= prev.count ? count - prev.count : count;
         last.put(k, new Last(nanos, wallMs, count, delta > 0 ? nanos : prev.lastIncreaseNanos));
-        MediaWindow w = new MediaWindow(meetingId, sub, pub, prev.nanos, nanos, prev.wallMs, wallMs, delta, coarse);
+        MediaWindow w = new MediaWindow(meetingId, sub, pub, prev.nanos, nanos, prev.wallMs, wallMs, delta, coarse, earliestSentNanos);
         for (Consumer<MediaWindow> l : listeners) l.accept(w);
     }
 

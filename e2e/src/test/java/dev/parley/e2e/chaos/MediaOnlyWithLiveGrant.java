@@ -12,6 +12,10 @@ import java.util.function.LongSupplier;
  * (or gone) is a violation. Windows are decided once a poll after their end exists. Browser-counted windows get
  * {@link #COARSE_EXTRA_NANOS} more slack: in the second full run one such window 784 ms after the publisher's grant
  * had expired everywhere counted 13 packets while the load client's exact counters never did (see README).
+ * A load-client window also reaches back to the earliest send time stamped in its packets: a packet can have left the
+ * SFU at any moment between its sending and its receipt, so one sent while the grants were live and received late
+ * (a starved receiver: the full run of 2026-12-07 at load average 40 counted 37 packets by receive time 1.4 s into an
+ * expiry) proves nothing, while one sent after the grant had expired everywhere does.
  */
 final class MediaOnlyWithLiveGrant extends Invariant {
     private final GrantTimeline timeline;
@@ -36,7 +40,7 @@ final class MediaOnlyWithLiveGrant extends Invariant {
         long slack = slackNanos.getAsLong();
         for (Iterator<MediaWindow> it = pending.iterator(); it.hasNext(); ) {
             MediaWindow w = it.next();
-            long from = w.fromNanos() - slack - (w.coarse() ? COARSE_EXTRA_NANOS : 0);
+            long from = Math.min(w.fromNanos() - slack - (w.coarse() ? COARSE_EXTRA_NANOS : 0), w.earliestSentNanos());
             GrantTimeline.Verdict pub = timeline.expiredThroughout(w.meetingId(), w.pub(), from, w.toNanos());
             GrantTimeline.Verdict sub = timeline.expiredThroughout(w.meetingId(), w.sub(), from, w.toNanos());
             if (pub == GrantTimeline.Verdict.UNDECIDED || sub == GrantTimeline.Verdict.UNDECIDED) {

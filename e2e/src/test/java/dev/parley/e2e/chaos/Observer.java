@@ -110,7 +110,8 @@ final class Observer implements AutoCloseable {
                 if (s.pid == null) continue;
                 for (LoadParticipant p : m.members) {
                     if (p == s || p.pid == null) continue;
-                    ledger.record(m.id, s.pid, p.pid, nanos, wall, s.receivedFrom(p.tag));
+                    long count = s.receivedFrom(p.tag);
+                    ledger.record(m.id, s.pid, p.pid, nanos, wall, count, false, s.takeEarliestSent(p.tag));
                 }
             }
         }
@@ -191,7 +192,10 @@ final class Observer implements AutoCloseable {
                 Map<String, Observation.SfuParticipant> ps = new LinkedHashMap<>();
                 for (JsonNode p : m.path("participants")) {
                     String pid = p.path("participant_id").asText();
-                    ps.put(pid, new Observation.SfuParticipant(pid, p.path("grant_version").asLong(), p.path("grant_live_ms").asLong()));
+                    // a live revocation (authorizes nothing) counts as no grant: media under it is as wrong as without one,
+                    // and an old epoch's revocation left at an SFU after the meeting ended authorizes nothing
+                    long live = p.path("grant_authorizes").asBoolean(true) ? p.path("grant_live_ms").asLong() : 0;
+                    ps.put(pid, new Observation.SfuParticipant(pid, p.path("grant_version").asLong(), live));
                 }
                 String id = m.path("meeting_id").asText();
                 meetings.put(id, new Observation.SfuMeeting(id, m.path("controller_epoch").asLong(), ps));

@@ -30,6 +30,8 @@ final class StateView {
                 pm.put("subscribe_transport", p.subscribe == null ? null : p.subscribe.state().name());
                 pm.put("grant_version", g.version());
                 pm.put("grant_live_ms", Math.max(0, (g.expiresAtNanos() - now) / 1_000_000));
+                // a revocation is a live grant that authorizes nothing (removal, end, ban): not the same as a grant
+                pm.put("grant_authorizes", g.audio() || g.video() || g.screen() || g.subscribe());
                 pm.put("tracks", p.tracksByMid.values().stream().map(t -> t.trackId).toList());
                 Map<String, String> sources = new LinkedHashMap<>();
                 for (PublishedTrack t : p.tracksByMid.values()) sources.put(t.trackId, t.source());
