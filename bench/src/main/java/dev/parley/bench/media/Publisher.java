@@ -29,6 +29,15 @@ public final class Publisher implements ClientTransport.MediaSink {
     private static final int[] WIDTH = {320, 640, 1280}, HEIGHT = {180, 360, 720};
     private static final int[] PACKETS = {1, 2, 4}, SIZE = {400, 700, 1000};
     public long sent;
+    /**
+     * Payloads shaped as an end-to-end encrypted meeting's (docs/e2ee.md): after the bytes the SFU reads, which stay
+     * clear (VP8 payload header: 10 bytes of a keyframe, 3 of a delta frame; the Opus TOC byte), an SFrame header
+     * ({@link #SFRAME_HEADER} bytes), ciphertext (random bytes: the SFU cannot tell them from media) and the 16-byte
+     * AES-GCM tag at the end of each frame. Set per run by {@link E2eeComparison}.
+     */
+    static volatile boolean e2eeShape;
+    static final int SFRAME_HEADER = 3, SFRAME_TAG = 16;
+    private final java.util.SplittableRandom noise = new java.util.SplittableRandom(RANDOM.nextLong());
 
     Publisher(String pid) { this(pid, true); }
 
@@ -86,8 +95,10 @@ public final class Publisher implements ClientTransport.MediaSink {
     private void sendAudio() {
         long now = System.nanoTime();
         int p = header(audioSsrc, 3, 111, now / 20_833, false, '0', null);   // 48 kHz clock
+        boolean e2ee = e2eeShape;
         for (int i = 0; i < 92; i++) buf[p + i] = (byte) i;
-        p += 92;
+        if (e2ee) fillNoise(p + 1, 91 + SFRAME_HEADER + SFRAME_TAG);         // TOC byte clear, the rest sealed
+        p += e2ee ? 92 + SFRAME_HEADER + SFRAME_TAG : 92;
         p = stamp(p, now);
         send(p);
     }
@@ -105,6 +116,13 @@ public final class Publisher implements ClientTransport.MediaSink {
             buf[p++] = (byte) (0x80 | (pid >>> 8));
             buf[p++] = (byte) pid;
             int body = SIZE[layer];
+            boolean e2ee = e2eeShape;
+            if (e2ee) {
+                fillNoise(p, body);
+                if (i == 0) body += SFRAME_HEADER;                 // the SFrame header follows the clear bytes
+                if (i == packets - 1) body += SFRAME_TAG;          // the tag ends the frame
+                if (body > SIZE[layer]) fillNoise(p, body);
+            }
             if (i == 0) {
                 buf[p] = (byte) (key ? 0x10 : 0x11);          // frame tag: P=0 keyframe
                 buf[p + 1] = 0; buf[p + 2] = 0;
@@ -115,6 +133,13 @@ public final class Publisher implements ClientTransport.MediaSink {
             p += body;
             p = stamp(p, now);
             send(p);
+        }
+    }
+
+    private void fillNoise(int from, int len) {
+        for (int i = 0; i < len; i += 8) {
+            long r = noise.nextLong();
+            for (int k = 0; k < 8 && i + k < len; k++) buf[from + i + k] = (byte) (r >>> (8 * k));
         }
     }
 

@@ -43,7 +43,9 @@ public final class SfuLoadBench {
         int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 15;
         Path jar = Path.of(System.getProperty("sfu.jar", "sfu-pod/target/sfu-pod.jar"));
         String workers = System.getProperty("bench.workers");
-        if (workers == null || workers.isBlank()) {
+        if (Boolean.getBoolean("bench.e2ee")) {
+            E2eeComparison.run(mode, n, seconds, jar, Integer.getInteger("bench.rounds", 4));
+        } else if (workers == null || workers.isBlank()) {
             run(mode, n, seconds, jar, 0);
         } else {
             WorkerComparison.run(mode, n, seconds, jar, workers, Integer.getInteger("bench.rounds", 3));
