@@ -3,7 +3,8 @@
 # SfuLoadBench with -Dbench.e2ee=true alternates transport and e2ee-shaped payloads (ABBA) against a fresh SFU each run.
 # Last line: "sfu e2ee vs transport: forwarded packets per core <X> (median of <K> rounds; per round ...)".
 # usage: bench/e2ee/sfu-forwarding.sh [--quick] [scenario=meetings] [n=10] [seconds=15] [rounds=4]
-#   --quick: meetings 5, 10 s windows, 2 rounds (about 2 minutes)
+#   --quick: meetings 5, 10 s windows, 2 rounds (about 3 minutes). Per core is counted without the SFU JIT compiler threads
+#   (on a shared 2-core machine C2 is still compiling in some windows and not others); both figures are printed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}

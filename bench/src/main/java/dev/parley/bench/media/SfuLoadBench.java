@@ -35,7 +35,10 @@ public final class SfuLoadBench {
     private SfuLoadBench() {}
 
     /** One run's figures: forwarded packets/s, the SFU's CPU (cores) and the load client's (this JVM's) CPU (cores). */
-    record Result(int workers, double forwardedPps, double sfuCores, double clientCores, double lossPct) {}
+    record Result(int workers, double forwardedPps, double sfuCores, double clientCores, double lossPct, double jitCores) {
+        /** Forwarded packets per SFU core, the JIT compiler's threads left out (they run for a while after warm-up). */
+        double perCoreWithoutJit() { return sfuCores - jitCores > 0 ? forwardedPps / (sfuCores - jitCores) : 0; }
+    }
 
     public static void main(String[] args) throws Exception {
         String mode = args.length > 0 ? args[0] : "one-to-many";
@@ -175,7 +178,7 @@ public final class SfuLoadBench {
             System.out.println("  SFU CPU by thread, cores (user/sys): " + threadShares(threads0, threads1, secs));
             Files.createDirectories(Path.of("target"));
             Files.writeString(Path.of("target", "sfu-bench-results.txt"), line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-            return new Result(workers, pps, cores, clientCores, lossPct);
+            return new Result(workers, pps, cores, clientCores, lossPct, jitCores);
         } finally {
             for (Publisher p : pubs) if (p.transport != null) p.transport.close();
             for (Subscriber s : subs) if (s.transport != null) s.transport.close();
