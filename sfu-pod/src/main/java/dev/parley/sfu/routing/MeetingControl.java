@@ -128,6 +128,7 @@ public final class MeetingControl {
         t.slots.clear();
         p.tracksByMid.remove(t.mid);
         for (Layer l : t.layers) {
+            router.rtcp.forgetStream(l.ssrc);
             if (l.ssrc != 0) p.layersBySsrc.remove(l.ssrc);
             if (l.rtxSsrc != 0) p.rtxLayersBySsrc.remove(l.rtxSsrc);
         }
