@@ -42,6 +42,7 @@ final class KeptMediaPaths implements AutoCloseable {
 
     /** The POST: marks the participant named by the body; answers what was marked. */
     Map<String, Object> mark(JsonNode body) {
+        JsonFields.body(body);
         String mid = JsonFields.text(body, "meeting_id", ""), pid = JsonFields.text(body, "participant_id", "");
         marked.add(mid + "/" + pid);
         return Map.of("meeting_id", mid, "participant_id", pid, "kept_after_removal", true);
