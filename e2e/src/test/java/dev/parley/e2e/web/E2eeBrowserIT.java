@@ -25,8 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>Active speaker works (RFC 6464 levels are outside the encrypted frame).</li>
  *   <li>The host removes C: every remaining sender uses a new key within 1 s, and C never receives it.</li>
  * </ol>
- * Opt-in for now ({@code -Dparley.e2ee.browser=true}): written with this branch but not yet seen passing on a
- * quiet machine (docs/e2ee.md "Not done yet").
+ * The removal runs with C's media path kept alive past it (the SFU's test-only keep-after-removal hook, and C's page
+ * ignoring its removal): C still receives the remaining senders' packets and decodes none of them. A browser with
+ * no encoded-transform API is refused at join ({@code e2ee_unsupported}). Skips (with the reason) when the jars are
+ * not built.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class E2eeBrowserIT {
@@ -35,12 +37,6 @@ class E2eeBrowserIT {
             () -> LocalPlatform.start(1, Map.of("PARLEY_SFU_TEST_HOOKS", "true")));
     private static final String WITHHOLD = "window.__parleyTestHooks = { withholdE2eeKeys: true };";
     private static final String SUB = "window.parleyApp.client.media.sub";
-
-    @org.junit.jupiter.api.BeforeEach
-    void optIn() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Boolean.getBoolean("parley.e2ee.browser"),
-                "opt-in until seen passing: -Dparley.e2ee.browser=true");
-    }
 
     private BrowserParticipant person(String name, String init) {
         return new BrowserParticipant(env.browser(), env.platform().baseUrl(), name, init);
@@ -171,7 +167,8 @@ class E2eeBrowserIT {
                         && num(e2ee(p, "c.e2ee.session.lastRotation.inUseWallMs")) > 0, Duration.ofSeconds(10), p.name + " rotated: " + status(p));
                 long started = num(e2ee(p, "c.e2ee.session.lastRotation.startedWallMs"));
                 long inUse = num(e2ee(p, "c.e2ee.session.lastRotation.inUseWallMs"));
-                System.out.printf("e2ee removal: %s uses its new key %d ms after the remove command%n", p.name, inUse - t0);
+                System.out.printf("e2ee removal: %s started its rotation %d ms and uses its new key %d ms after the remove command%n",
+                        p.name, started - t0, inUse - t0);
                 assertThat(started).as(p.name + "'s newest key was made after the remove command").isGreaterThanOrEqualTo(t0);
                 assertThat(inUse - t0).as(p.name + " uses a new key within 1 s of the removal").isLessThan(1000);
                 assertThat(String.valueOf(e2ee(p, "c.e2ee.session.lastRotation.reason"))).as(status(p)).isEqualTo("departure");
@@ -199,6 +196,35 @@ class E2eeBrowserIT {
             }
             b.awaitVideoFrom(hostPid, Duration.ofSeconds(10));
             host.awaitVideoFrom(b.pid(), Duration.ofSeconds(10));
+        }
+    }
+
+    /** Both encoded-transform APIs removed from the page before the app loads: a browser that has neither. */
+    private static final String NO_TRANSFORMS = """
+            delete window.RTCRtpScriptTransform;
+            delete RTCRtpSender.prototype.createEncodedStreams;
+            delete RTCRtpReceiver.prototype.createEncodedStreams;
+            """;
+
+    @Test
+    void aBrowserWithoutEncodedTransformsIsRefusedAtJoinNeverJoinedInClear() {
+        try (BrowserParticipant host = person("Hana Host", null);
+             BrowserParticipant old = person("Olli Oldbrowser", NO_TRANSFORMS)) {
+            String link = create(host, "e2ee");
+            host.awaitConnected(Duration.ofSeconds(30));
+            old.page.navigate(link);
+            old.signIn();
+            old.page.click("[data-testid=prejoin-join]");
+            BrowserParticipant.awaitTrue(() -> Boolean.TRUE.equals(old.page.evaluate(
+                            "() => (window.parleyApp?.client?.state.notices || []).some((n) => n.code === 'e2ee_unsupported')")),
+                    Duration.ofSeconds(15), "the old browser is told e2ee_unsupported");
+            assertThat(old.page.textContent("body")).contains("This browser cannot join an end-to-end encrypted meeting.");
+            assertThat(old.page.evaluate("() => window.parleyApp.client.state.connectionReason")).isEqualTo("e2ee_unsupported");
+            assertThat(old.page.evaluate("() => window.parleyApp.client.media ?? null")).as("no media path at all").isNull();
+            assertThat(old.page.evaluate("() => window.parleyApp.client.state.self.participant_id ?? null")).as("never joined").isNull();
+            BrowserParticipant.sleep(2000);
+            assertThat(num(host.page.evaluate("() => Object.keys(window.parleyApp.client.state.participants).length")))
+                    .as("the host sees nobody join").isZero();
         }
     }
 
