@@ -44,8 +44,8 @@ export function homeScreen(o) {
   const title = h('input', { type: 'text', required: true, maxlength: 200, value: `${o.name}'s meeting`, 'data-testid': 'create-title' });
   const wr = h('input', { type: 'checkbox', checked: true, 'data-testid': 'create-waiting-room' });
   const enc = h('select', { 'data-testid': 'create-encryption' },
-    h('option', { value: 'transport' }, 'Transport encryption (recording available)'));
-  // End-to-end encryption is offered here once E2eeBrowserIT passes on the whole platform (docs/e2ee.md).
+    h('option', { value: 'transport' }, 'Transport encryption (recording available)'),
+    h('option', { value: 'e2ee' }, 'End-to-end encryption (no recording)'));
   const err = errorLine();
   const submit = h('button', { class: 'primary', type: 'submit', 'data-testid': 'create-submit' }, 'Create meeting');
   const create = h('form', { class: 'card', 'aria-labelledby': 'create-title-h', onsubmit: async (e) => {

@@ -56,13 +56,22 @@ export class E2eeSession {
     /** @type {Object[]} */ this.early = [];
     this.rotating = Promise.resolve();
     this.rotateQueued = false;
+    this.queuedReason = '';
+    this.rotationsPending = 0;
     this.securityCode = '';
     /** Test hook: drop every key envelope addressed to us (proves the SFU forwards only ciphertext). */
     this.withholdKeys = false;
     this.counts = { keysSent: 0, keysReceived: 0, keysWithheld: 0, envelopesRejected: 0, refusedByServer: 0, rotations: 0 };
     /** When our newest key went into use (ms), and why it was made: for the rotation-time measurements. */
-    this.lastRotation = { reason: '', startedAt: 0, sentAt: 0, inUseAt: 0, inUseWallMs: 0 };
+    this.lastRotation = { reason: '', startedAt: 0, startedWallMs: 0, sentAt: 0, inUseAt: 0, inUseWallMs: 0 };
+    /** The last few membership changes and rotations (participant ids only, never key bytes): diagnostics. */
+    /** @type {Object[]} */ this.history = [];
     this.closed = false;
+  }
+
+  #note(entry) {
+    this.history.push({ at: Date.now(), ...entry });
+    if (this.history.length > 32) this.history.shift();
   }
 
   /** Makes our identity and announces it. */
@@ -119,6 +128,8 @@ export class E2eeSession {
   setRoster(ids) {
     const next = new Set(ids.map(String).filter((p) => p !== this.o.selfId));
     const gone = [...this.roster].filter((p) => !next.has(p));
+    const added = [...next].filter((p) => !this.roster.has(p));
+    if (gone.length || added.length) this.#note({ roster: { added, gone } });
     this.roster = next;
     for (const p of gone) {
       this.o.cryptor.dropOwner(p);
@@ -155,6 +166,7 @@ export class E2eeSession {
   async #learn(pid, raw, single) {
     if (pid === this.o.selfId) return;
     const known = this.peers.get(pid);
+    this.#note({ identity: pid, known: !!known, same: known?.raw === raw, single, inRoster: this.roster.has(pid) });
     if (known && known.raw === raw) {
       if (single && this.current && this.roster.has(pid)) await this.#sendKey([pid]);
       return;
@@ -170,29 +182,46 @@ export class E2eeSession {
 
   /** Makes and sends a new sender key (coalesced: one rotation at a time, one more if asked meanwhile). */
   rotate(reason = 'manual') {
-    if (this.rotateQueued) return this.rotating;
+    // A departure folded into an already queued rotation names it: that rotation is the one that shuts the
+    // departed device out (it reads the members when it runs).
+    if (this.rotateQueued) {
+      if (reason === 'departure') this.queuedReason = reason;
+      return this.rotating;
+    }
     this.rotateQueued = true;
+    this.queuedReason = reason;
+    this.rotationsPending++;
     this.rotating = this.rotating.then(async () => {
       this.rotateQueued = false;
       if (this.closed || !this.identity) return;
-      await this.#rotateNow(reason);
-    }).catch((e) => console.warn(`parley e2ee: rotation failed: ${e?.message || e}`));
+      await this.#rotateNow(this.queuedReason);
+    }).catch((e) => console.warn(`parley e2ee: rotation failed: ${e?.message || e}`))
+      .finally(() => { this.rotationsPending--; });
     return this.rotating;
+  }
+
+  /** No rotation queued or running and our newest key in use (tests wait for this before measuring one). */
+  settled() {
+    return this.rotationsPending === 0 && !!this.current && this.lastRotation.inUseAt > 0;
   }
 
   async #rotateNow(reason) {
     const startedAt = performance.now();
+    const startedWallMs = Date.now();
+    // The recipients are fixed before the first await: a roster update arriving meanwhile then sees no
+    // difference (no second, redundant rotation), and a real change queues the next one.
+    const to = this.members();
+    this.recipients = new Set(to);
     this.generation++;
     const kid = this.tag * 65536 + (this.generation % 65536);
     const baseKey = globalThis.crypto.getRandomValues(new Uint8Array(16));
     this.current = { kid, generation: this.generation, baseKey };
     await this.o.cryptor.setKey(kid, baseKey, this.o.selfId, this.generation);
-    const to = this.members();
-    this.recipients = new Set(to);
+    this.#note({ rotation: reason, generation: this.generation, to });
     await this.#sendKey(to);
     const sentAt = performance.now();
     this.counts.rotations++;
-    this.lastRotation = { reason, startedAt, sentAt, inUseAt: 0, inUseWallMs: 0 };
+    this.lastRotation = { reason, startedAt, startedWallMs, sentAt, inUseAt: 0, inUseWallMs: 0 };
     const rotation = this.lastRotation;
     const use = async () => {
       if (this.current?.kid !== kid || this.closed) return;

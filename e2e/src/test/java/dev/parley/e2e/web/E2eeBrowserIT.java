@@ -25,21 +25,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>Active speaker works (RFC 6464 levels are outside the encrypted frame).</li>
  *   <li>The host removes C: every remaining sender uses a new key within 1 s, and C never receives it.</li>
  * </ol>
- * Opt-in for now ({@code -Dparley.e2ee.browser=true}): written with this branch but not yet seen passing on a
- * quiet machine (docs/e2ee.md "Not done yet").
+ * The removal runs with C's media path kept alive past it (the SFU's test-only keep-after-removal hook, and C's page
+ * ignoring its removal): C still receives the remaining senders' packets and decodes none of them. A browser with
+ * no encoded-transform API is refused at join ({@code e2ee_unsupported}). Skips (with the reason) when the jars are
+ * not built.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class E2eeBrowserIT {
     @RegisterExtension
-    static final BrowserPlatform<LocalPlatform> env = BrowserPlatform.of(() -> LocalPlatform.missing(1), () -> LocalPlatform.start(1));
+    static final BrowserPlatform<LocalPlatform> env = BrowserPlatform.of(() -> LocalPlatform.missing(1),
+            () -> LocalPlatform.start(1, Map.of("PARLEY_SFU_TEST_HOOKS", "true")));
     private static final String WITHHOLD = "window.__parleyTestHooks = { withholdE2eeKeys: true };";
     private static final String SUB = "window.parleyApp.client.media.sub";
-
-    @org.junit.jupiter.api.BeforeEach
-    void optIn() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Boolean.getBoolean("parley.e2ee.browser"),
-                "opt-in until seen passing: -Dparley.e2ee.browser=true");
-    }
 
     private BrowserParticipant person(String name, String init) {
         return new BrowserParticipant(env.browser(), env.platform().baseUrl(), name, init);
@@ -59,6 +56,24 @@ class E2eeBrowserIT {
         return link;
     }
 
+    private static final String KEPT_SUB = "window.__keptMedia.sub";
+    private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+
+    /** The SFU's test-only hook: the participant's coming release is ignored (its transports and subscriptions stay). */
+    private static void keepAfterRemoval(String meetingId, String participantId) {
+        int port = env.platform().sfuInternalPorts.values().iterator().next();
+        String body = "{\"meeting_id\":\"" + meetingId + "\",\"participant_id\":\"" + participantId + "\"}";
+        try {
+            var r = HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/internal/v1/test/keep-after-removal"))
+                    .header("Authorization", "Bearer " + env.platform().internalSecret).header("Content-Type", "application/json")
+                    .timeout(Duration.ofSeconds(10)).POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        } catch (java.io.IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static Object e2ee(BrowserParticipant p, String expr) {
         return p.page.evaluate("() => { const c = window.parleyApp.client; return " + expr + "; }");
     }
@@ -68,7 +83,7 @@ class E2eeBrowserIT {
     }
 
     private static String status(BrowserParticipant p) {
-        return String.valueOf(e2ee(p, "JSON.stringify({ e2ee: c.state.e2ee, counts: c.e2ee?.session.counts, worker: c.e2ee?.cryptor.latest })"));
+        return String.valueOf(e2ee(p, "JSON.stringify({ e2ee: c.state.e2ee, counts: c.e2ee?.session.counts, worker: c.e2ee?.cryptor.latest, history: c.e2ee?.session.history })"));
     }
 
     @Test
@@ -128,9 +143,21 @@ class E2eeBrowserIT {
             b.awaitVideoFrom(hostPid, Duration.ofSeconds(10)); // the members still read each other after D's join rotation
 
             // 3. the host removes C: within 1 s every remaining sender uses a new key that C never gets
+            // C's media path outlives its removal: the SFU ignores the release (test-only hook) and C's page keeps
+            // its subscribe connection and its decrypting worker (a client that ignores its removal)
             String cPid = c.pid();
-            c.page.evaluate("() => { window.__keptE2ee = window.parleyApp.client.e2ee; }");
+            String meetingId = String.valueOf(host.page.evaluate("() => window.parleyApp.client.meetingId"));
+            keepAfterRemoval(meetingId, cPid);
+            c.page.evaluate("""
+                    () => { const c = window.parleyApp.client;
+                      window.__keptE2ee = c.e2ee; window.__keptMedia = c.media;
+                      c.e2ee.close = () => {}; c.media.close = () => {}; }""");
             List<BrowserParticipant> remaining = List.of(host, b, d);
+            // D's join rotations first run to their end, so the rotation measured below is the removal's own
+            for (BrowserParticipant p : remaining) {
+                BrowserParticipant.awaitTrue(() -> Boolean.TRUE.equals(e2ee(p, "c.e2ee.session.settled()")), Duration.ofSeconds(10),
+                        p.name + " has no rotation pending: " + status(p));
+            }
             Map<String, Long> genBefore = new java.util.HashMap<>();
             for (BrowserParticipant p : remaining) genBefore.put(p.name, num(e2ee(p, "c.e2ee.session.generation")));
             long t0 = System.currentTimeMillis();
@@ -138,12 +165,30 @@ class E2eeBrowserIT {
             for (BrowserParticipant p : remaining) {
                 BrowserParticipant.awaitTrue(() -> num(e2ee(p, "c.e2ee.session.generation")) > genBefore.get(p.name)
                         && num(e2ee(p, "c.e2ee.session.lastRotation.inUseWallMs")) > 0, Duration.ofSeconds(10), p.name + " rotated: " + status(p));
+                long started = num(e2ee(p, "c.e2ee.session.lastRotation.startedWallMs"));
                 long inUse = num(e2ee(p, "c.e2ee.session.lastRotation.inUseWallMs"));
-                System.out.printf("e2ee removal: %s uses its new key %d ms after the remove command%n", p.name, inUse - t0);
+                System.out.printf("e2ee removal: %s started its rotation %d ms and uses its new key %d ms after the remove command%n",
+                        p.name, started - t0, inUse - t0);
+                assertThat(started).as(p.name + "'s newest key was made after the remove command").isGreaterThanOrEqualTo(t0);
                 assertThat(inUse - t0).as(p.name + " uses a new key within 1 s of the removal").isLessThan(1000);
-                assertThat(String.valueOf(e2ee(p, "c.e2ee.session.lastRotation.reason"))).isEqualTo("departure");
+                assertThat(String.valueOf(e2ee(p, "c.e2ee.session.lastRotation.reason"))).as(status(p)).isEqualTo("departure");
             }
             c.page.waitForSelector("[data-testid=end-screen][data-kind=removed]", new Page.WaitForSelectorOptions().setTimeout(10000));
+
+            // C still receives the remaining senders' video, now under keys it never got: it decodes none of it.
+            // The frames sent under the old keys in flight are let through first (the 2 s overlap is the senders'
+            // switch delay plus the jitter buffer here, both well under 1.5 s).
+            BrowserParticipant.sleep(1500);
+            long decoded0 = WebRtcStats.framesDecoded(c.page, KEPT_SUB), packets0 = WebRtcStats.packetsReceived(c.page, KEPT_SUB, "video");
+            long noKey0 = num(c.page.evaluate("() => window.__keptE2ee.cryptor.latest.stats.noKey"));
+            BrowserParticipant.sleep(4000);
+            long decoded1 = WebRtcStats.framesDecoded(c.page, KEPT_SUB), packets1 = WebRtcStats.packetsReceived(c.page, KEPT_SUB, "video");
+            long noKey1 = num(c.page.evaluate("() => window.__keptE2ee.cryptor.latest.stats.noKey"));
+            System.out.printf("e2ee removal: C after the rotation: +%d video packets, +%d frames dropped without a key, +%d decoded%n",
+                    packets1 - packets0, noKey1 - noKey0, decoded1 - decoded0);
+            assertThat(packets1 - packets0).as("C's media path is alive past its removal (SFU test hook)").isGreaterThan(100);
+            assertThat(noKey1 - noKey0).as("C's worker drops the new frames: no key for them").isGreaterThan(20);
+            assertThat(decoded1 - decoded0).as("C decodes nothing sent after the rotation").isZero();
             for (BrowserParticipant p : List.of(host, b)) {
                 long newest = num(e2ee(p, "c.e2ee.session.generation"));
                 long atC = num(c.page.evaluate("(pid) => window.__keptE2ee.session.received.get(pid) ?? 0", p.pid()));
@@ -151,6 +196,35 @@ class E2eeBrowserIT {
             }
             b.awaitVideoFrom(hostPid, Duration.ofSeconds(10));
             host.awaitVideoFrom(b.pid(), Duration.ofSeconds(10));
+        }
+    }
+
+    /** Both encoded-transform APIs removed from the page before the app loads: a browser that has neither. */
+    private static final String NO_TRANSFORMS = """
+            delete window.RTCRtpScriptTransform;
+            delete RTCRtpSender.prototype.createEncodedStreams;
+            delete RTCRtpReceiver.prototype.createEncodedStreams;
+            """;
+
+    @Test
+    void aBrowserWithoutEncodedTransformsIsRefusedAtJoinNeverJoinedInClear() {
+        try (BrowserParticipant host = person("Hana Host", null);
+             BrowserParticipant old = person("Olli Oldbrowser", NO_TRANSFORMS)) {
+            String link = create(host, "e2ee");
+            host.awaitConnected(Duration.ofSeconds(30));
+            old.page.navigate(link);
+            old.signIn();
+            old.page.click("[data-testid=prejoin-join]");
+            BrowserParticipant.awaitTrue(() -> Boolean.TRUE.equals(old.page.evaluate(
+                            "() => (window.parleyApp?.client?.state.notices || []).some((n) => n.code === 'e2ee_unsupported')")),
+                    Duration.ofSeconds(15), "the old browser is told e2ee_unsupported");
+            assertThat(old.page.textContent("body")).contains("This browser cannot join an end-to-end encrypted meeting.");
+            assertThat(old.page.evaluate("() => window.parleyApp.client.state.connectionReason")).isEqualTo("e2ee_unsupported");
+            assertThat(old.page.evaluate("() => window.parleyApp.client.media ?? null")).as("no media path at all").isNull();
+            assertThat(old.page.evaluate("() => window.parleyApp.client.state.self.participant_id ?? null")).as("never joined").isNull();
+            BrowserParticipant.sleep(2000);
+            assertThat(num(host.page.evaluate("() => Object.keys(window.parleyApp.client.state.participants).length")))
+                    .as("the host sees nobody join").isZero();
         }
     }
 

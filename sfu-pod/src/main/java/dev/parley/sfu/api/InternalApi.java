@@ -65,6 +65,7 @@ public final class InternalApi implements AutoCloseable {
     private final ProcessMetrics metrics;
     private final boolean testHooks;
     private final BooleanSupplier ready;
+    private final KeptMediaPaths kept = new KeptMediaPaths(); // test hook (e2ee removal test)
     private volatile boolean draining;
 
     public InternalApi(String bind, int port, WorkerPool workers, InternalAuth auth, TicketVerifier tickets, String podName,
@@ -149,6 +150,10 @@ public final class InternalApi implements AutoCloseable {
             send(ex, 200, Map.of("egress_loss_permille", permille, "ingress_loss_permille", ingress));
             return;
         }
+        if (path.equals(KeptMediaPaths.PATH) && method.equals("POST") && testHooks) {
+            send(ex, 200, kept.mark(JsonFields.body(tree(ex))));
+            return;
+        }
         if (path.equals(InternalPaths.BASE + "/test/link") && method.equals("POST") && testHooks) {
             testLink(ex);
             return;
@@ -161,6 +166,7 @@ public final class InternalApi implements AutoCloseable {
                 long epoch = queryLong(ex.getRequestURI(), "controller_epoch");
                 ApiMdc.put(mid, pid, epoch);
                 Router router = existing(mid);    // an unknown meeting is not placed just to be refused
+                if (testHooks && kept.keepsOnRemoval(router, mid, pid, epoch)) { ex.sendResponseHeaders(204, -1); return; }
                 router.call(() -> { router.control().removeParticipant(mid, pid, epoch); return null; });
                 LOG.info("participant released");
                 ex.sendResponseHeaders(204, -1);
@@ -361,5 +367,6 @@ public final class InternalApi implements AutoCloseable {
     public void close() {
         server.stop(0);
         executor.shutdownNow();
+        kept.close();
     }
 }
