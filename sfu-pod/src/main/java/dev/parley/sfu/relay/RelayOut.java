@@ -34,6 +34,12 @@ final class RelayOut extends Relay {
         }
 
         @Override
+        public int highestLayer() {
+            for (int i = wireSsrc.length - 1; i >= 0; i--) if (wireSsrc[i] != 0) return i;
+            return -1;
+        }
+
+        @Override
         public void onPacket(int layerIndex, byte[] b, int off, int len, int hl, boolean keyframe, long now) {
             if (layerIndex >= wireSsrc.length || wireSsrc[layerIndex] == 0) return;      // a layer nobody behind the relay needs
             if (!active) { metrics.drop("relay_closed"); return; }

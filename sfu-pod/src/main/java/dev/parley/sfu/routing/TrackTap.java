@@ -7,4 +7,7 @@ package dev.parley.sfu.routing;
  */
 public interface TrackTap {
     void onPacket(int layerIndex, byte[] b, int off, int len, int headerLength, boolean keyframe, long now);
+
+    /** The highest simulcast layer this tap needs (dynacast keeps the publisher sending it); -1: none. */
+    default int highestLayer() { return -1; }
 }
