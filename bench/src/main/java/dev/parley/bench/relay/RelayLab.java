@@ -73,23 +73,34 @@ public final class RelayLab implements AutoCloseable {
     }
 
     /** A subscriber and what reached it: RTP packets by kind (payload type of its slots: 111 audio, 96 video). */
-    public record Receiver(Subscriber subscriber, java.util.concurrent.atomic.AtomicLong audio, java.util.concurrent.atomic.AtomicLong video) {}
+    public record Receiver(Subscriber subscriber, java.util.concurrent.atomic.AtomicLong audio, java.util.concurrent.atomic.AtomicLong video,
+                           java.util.concurrent.atomic.AtomicLong lastVideo) {
+        /** SSRC of the video slot's last packet. */
+        public int lastVideoSsrc() { return (int) (lastVideo.get() >>> 16); }
+        /** Its sequence number. */
+        public int lastVideoSeq() { return (int) (lastVideo.get() & 0xFFFF); }
+    }
 
     /** Connects a subscriber with {@code slots} audio + video slots to {@code sfu}. */
     public Receiver subscribe(SfuServer sfu, String meeting, String pid, int slots, org.HdrHistogram.Recorder latency) throws IOException {
         Subscriber s = new Subscriber(pid, slots, latency);
         var audio = new java.util.concurrent.atomic.AtomicLong();
         var video = new java.util.concurrent.atomic.AtomicLong();
+        var lastVideo = new java.util.concurrent.atomic.AtomicLong();
         ClientTransport t = new ClientTransport((tr, buf, len, now) -> {
             if (len >= 12 && !dev.parley.media.rtp.RtpPacket.isRtcp(buf, 0, len)) {
                 int pt = dev.parley.media.rtp.RtpPacket.payloadType(buf, 0);
-                if (pt == 111) audio.incrementAndGet(); else if (pt == 96) video.incrementAndGet();
+                if (pt == 111) audio.incrementAndGet();
+                else if (pt == 96) {
+                    video.incrementAndGet();
+                    lastVideo.set(((dev.parley.media.rtp.RtpPacket.ssrc(buf, 0) & 0xFFFFFFFFL) << 16) | dev.parley.media.rtp.RtpPacket.sequence(buf, 0));
+                }
             }
             s.onSrtp(tr, buf, len, now);
         });
         s.transport = t;
         t.connect(transport(sfu, meeting, pid, "subscribe", s.offer(t)).get("sdp_answer").asText());
-        return new Receiver(s, audio, video);
+        return new Receiver(s, audio, video, lastVideo);
     }
 
     private JsonNode transport(SfuServer sfu, String meeting, String pid, String kind, String offer) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.bench.media.Publisher;
+import dev.parley.media.rtcp.Rtcp;
 import dev.parley.media.rtp.RtpPacket;
 import dev.parley.media.srtp.SrtpContext;
 import dev.parley.media.srtp.SrtpProfile;
@@ -116,6 +117,23 @@ class RelayTransportTest {
 
     @Test
     @Order(4)
+    void theReceivingSfuAnswersItsSubscribersNacksFromItsOwnCache() throws Exception {
+        String ma0 = lab.metrics(lab.a), mb0 = lab.metrics(lab.b);
+        int ssrc = sub.lastVideoSsrc(), seq = sub.lastVideoSeq();
+        byte[] b = new byte[128];
+        int n = Rtcp.writeNack(b, 0, 0x5EED, ssrc, new int[]{(seq - 3) & 0xFFFF, (seq - 2) & 0xFFFF}, 2);
+        n = sub.subscriber().transport.tx.protectRtcp(b, 0, n);
+        sub.subscriber().transport.send(b, 0, n);
+        waitFor(() -> RelayLab.series(lab.metrics(lab.b), "parley_sfu_retransmissions_total")
+                >= RelayLab.series(mb0, "parley_sfu_retransmissions_total") + 2, 5000, "B's retransmissions");
+        assertThat(RelayLab.series(lab.metrics(lab.b), "parley_sfu_nacks_received_total")).isGreaterThan(RelayLab.series(mb0, "parley_sfu_nacks_received_total"));
+        // the NACK ended at B: the origin received none (its only subscriber is the relay) and sent no NACK upstream for it
+        String ma1 = lab.metrics(lab.a);
+        assertThat(RelayLab.series(ma1, "parley_sfu_nacks_received_total")).isEqualTo(RelayLab.series(ma0, "parley_sfu_nacks_received_total"));
+    }
+
+    @Test
+    @Order(5)
     void unauthenticatedRelayPacketsAreDroppedAndCounted() throws Exception {
         int wireSsrc = (int) accepted.get("tracks").get(1).get("layers").get(0).get("ssrc").asLong();
         int port = accepted.get("udp_port").asInt();
@@ -143,7 +161,7 @@ class RelayTransportTest {
     }
 
     @Test
-    @Order(5)
+    @Order(7)
     void relayRequestsWithAStaleEpochOrForAnUnknownMeetingAreRefusedAndCounted() {
         ObjectNode stale = acceptBody(MEETING, RelayLab.EPOCH - 1);
         var r = lab.raw(lab.b, "POST", "/internal/v1/relays/in", stale);
@@ -167,7 +185,7 @@ class RelayTransportTest {
     }
 
     @Test
-    @Order(6)
+    @Order(8)
     void aRelayedTrackIsNotRelayedFurtherUnlessAsked() {
         ObjectNode out = JSON.createObjectNode();
         out.put("relay_id", "loop").put("meeting_id", MEETING).put("controller_epoch", RelayLab.EPOCH).put("target_sfu", "sfu-a")
@@ -182,7 +200,7 @@ class RelayTransportTest {
     }
 
     @Test
-    @Order(7)
+    @Order(9)
     void aNewerControllerEpochFencesTheRelay() throws Exception {
         // the meeting's owner changed: a grant push with a higher epoch reaches A; the old owner's relay stops there
         ObjectNode g = JSON.createObjectNode().put("meeting_id", MEETING).put("controller_epoch", RelayLab.EPOCH + 1);
