@@ -29,6 +29,7 @@ public final class RelayService {
     /** A track on a send request: layer index → the wire SSRC the receiver gave it. */
     public record OutTrack(String trackId, Map<Integer, Integer> ssrcs) {}
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RelayService.class);
     private static final SecureRandom RANDOM = new SecureRandom();
     private final WorkerPool workers;
     private final String self;
@@ -84,6 +85,8 @@ public final class RelayService {
                 answer.add(Map.of("track_id", t.trackId(), "layers", layers));
             }
             table.addIn(in);
+            LOG.info("relay {} accepted for meeting {} from {} ({} layers, epoch {}, {})", relayId, meetingId, originSfu,
+                    in.relayedLayers(), epoch, key.profile());
             Map<String, Object> res = new LinkedHashMap<>();
             res.put("relay_id", relayId);
             res.put("address", r.endpoint().address());
@@ -123,6 +126,8 @@ public final class RelayService {
                     counters.pair("out", targetSfu));
             for (int i = 0; i < handles.size(); i++) out.add(handles.get(i), ssrcs.get(i));
             table.addOut(out);
+            LOG.info("relay {} sending meeting {} to {} at {} ({} layers, epoch {})", relayId, meetingId, targetSfu, target,
+                    out.relayedLayers(), epoch);
             List<Object> answer = new ArrayList<>();
             for (RelayOut.Tap t : out.taps) {
                 List<Integer> layers = new ArrayList<>();
@@ -143,6 +148,7 @@ public final class RelayService {
                 if (rel == null) return null;
                 fence(r.control(), rel.meetingId, epoch);
                 t.remove(relayId, "closed");
+                LOG.info("relay {} closed on request", relayId);
                 return null;
             });
         }

@@ -17,6 +17,7 @@ import java.util.Map;
  * controller epoch of the meeting, or the meeting gone, closes them). Media thread only.
  */
 final class RelayTable implements UnboundPackets {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RelayTable.class);
     private record Stream(RelayIn relay, RelayIn.Expected track, int layer) {}
 
     final Router router;
@@ -78,6 +79,7 @@ final class RelayTable implements UnboundPackets {
             else if (router.control().highestEpoch(r.meetingId) > r.epoch) {
                 router.metrics().drop("relay_stale_epoch");
                 remove(r.id, "stale_epoch");
+                LOG.info("relay {} of meeting {} closed: epoch {} is stale", r.id, r.meetingId, r.epoch);
             }
         }
     }

@@ -195,6 +195,7 @@ public final class MeetingControl {
             p.meeting.participants.remove(p.id);
             p.meeting.speakers.unregister(p.id);
             p.meeting.audio.unregister(p, router.events);
+            if (p.meeting.participants.isEmpty()) router.meetings.remove(p.meeting.id);
         }
     }
 
