@@ -197,6 +197,13 @@ class RelayTransportTest {
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(r.body()).contains("arrives here by relay");
         assertThat(RelayLab.series(lab.metrics(lab.b), "parley_sfu_relay_refused_total{reason=\"relayed_track\"}")).isEqualTo(1.0);
+
+        // nor can a relay bring a track back to the SFU its publisher is on
+        ObjectNode back = acceptBody(MEETING, RelayLab.EPOCH);
+        var a = lab.raw(lab.a, "POST", "/internal/v1/relays/in", back);
+        assertThat(a.statusCode()).isEqualTo(400);
+        assertThat(a.body()).contains("pub:0 is published on this SFU");
+        assertThat(lab.state(lab.a).get("relays")).hasSize(1);            // only the relay toward B
     }
 
     @Test
