@@ -5,6 +5,7 @@ import dev.parley.media.rtp.RtpPacket;
 import dev.parley.media.srtp.SrtpContext;
 import dev.parley.sfu.metrics.SfuMetrics;
 import dev.parley.sfu.net.PacketPath;
+import dev.parley.sfu.routing.ControlException;
 import dev.parley.sfu.routing.MeetingControl;
 import dev.parley.sfu.routing.TrackHandle;
 import dev.parley.sfu.routing.Upstream;
@@ -76,8 +77,14 @@ final class RelayIn extends Relay {
         if (track.handle == null || !track.handle.live()) {
             String codec = RelayWire.codec(RtpPacket.payloadType(b, off));
             if (codec == null || RelayWire.video(codec) != track.video) { metrics.drop("relay_payload_type"); return; }
-            track.handle = control.publishRelayed(meetingId, track.trackId, track.video, codec, RelayWire.payloadType(codec),
-                    RelayWire.clockRate(codec), track.simulcastLayers, track.video ? 0 : RelayWire.AUDIO_LEVEL_ID, track);
+            try {
+                track.handle = control.publishRelayed(meetingId, track.trackId, track.video, codec, RelayWire.payloadType(codec),
+                        RelayWire.clockRate(codec), track.simulcastLayers, track.video ? 0 : RelayWire.AUDIO_LEVEL_ID, track);
+            } catch (ControlException e) {
+                // e.g. the publisher has since joined this SFU itself, or the meeting ended here: never two sources
+                metrics.drop("relay_track_refused");
+                return;
+            }
             for (int i = 0; i < track.wireSsrc.length; i++) track.handle.setLayerSsrc(i, track.wireSsrc[i]);
         }
         packets++;
