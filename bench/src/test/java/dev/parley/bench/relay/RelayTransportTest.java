@@ -116,6 +116,18 @@ class RelayTransportTest {
     }
 
     @Test
+    @Order(3)
+    void theOriginSeesTheReceiversReportsPerRelayedLayer() {
+        // B reports each relayed layer once a second (loss, highest sequence, jitter on the hop); A shows them per layer
+        JsonNode out = lab.state(lab.a).get("relays").get(0);
+        assertThat(out.get("receiver_reports").asLong()).isGreaterThan(0);
+        JsonNode video = out.get("tracks").get(1).get("receiver_reports");
+        assertThat(video).hasSize(1);                                        // one entry: the one layer that crosses
+        assertThat(video.get(0).get("cumulative_lost").asInt()).isBetween(0, 50);  // loopback: next to no loss
+        assertThat(lab.state(lab.b).get("relays").get(0).get("receiver_reports_sent").asLong()).isGreaterThan(0);
+    }
+
+    @Test
     @Order(4)
     void theReceivingSfuAnswersItsSubscribersNacksFromItsOwnCache() throws Exception {
         String ma0 = lab.metrics(lab.a), mb0 = lab.metrics(lab.b);

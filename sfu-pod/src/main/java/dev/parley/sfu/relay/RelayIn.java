@@ -54,6 +54,8 @@ final class RelayIn extends Relay {
     private final MeetingControl control;
     private final Runnable flush;
     private final byte[] ctl = new byte[128];
+    private final byte[] reports = new byte[1400];
+    long reportsSent;
     /** Where the origin sends from (learned from the last authenticated packet): PLIs go there. */
     PacketPath origin;
     long plisSent;
@@ -104,6 +106,28 @@ final class RelayIn extends Relay {
         if (o.send(ctl, 0, n)) { plisSent++; flush.run(); }
     }
 
+    /**
+     * Once a second: one receiver report block per relayed layer that carried packets (loss, highest sequence, jitter
+     * on the relay hop), to the origin, which shows them per hop in its {@code /state}.
+     */
+    void sendReports() {
+        PacketPath o = origin;
+        if (!active || o == null) return;
+        int n = 0;
+        for (Expected t : tracks) {
+            if (t.handle == null || !t.handle.live()) continue;
+            for (int i = 0; i < t.wireSsrc.length; i++) {
+                if (t.wireSsrc[i] == 0 || !t.handle.reportable(i) || n + 32 > reports.length - 32) continue;
+                n += Rtcp.writeReceiverReport(reports, n, rtcpSsrc, t.wireSsrc[i], t.handle.fractionLostSinceLastReport(i),
+                        t.handle.lost(i), t.handle.extendedHighest(i), t.handle.jitter(i), 0, 0);
+            }
+        }
+        if (n == 0) return;
+        n = srtpOut.protectRtcp(reports, 0, n);
+        if (n < 0) { metrics.drop("relay_protect"); return; }
+        if (o.send(reports, 0, n)) { reportsSent++; flush.run(); }
+    }
+
     @Override
     int relayedLayers() {
         int n = 0;
@@ -122,6 +146,7 @@ final class RelayIn extends Relay {
         Map<String, Object> s = base("in");
         s.put("origin", origin == null ? null : String.valueOf(origin.remote()));
         s.put("plis_sent", plisSent);
+        s.put("receiver_reports_sent", reportsSent);
         List<Object> list = new ArrayList<>();
         for (Expected t : tracks) {
             Map<String, Object> m = new LinkedHashMap<>();

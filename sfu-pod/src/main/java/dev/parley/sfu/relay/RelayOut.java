@@ -25,12 +25,16 @@ final class RelayOut extends Relay {
         final int[] wireSsrc;
         final int wirePt;
         final long[] layerPackets;
+        /** From the receiver's reports, per layer: fraction lost (0..255) in the last report, cumulative lost. */
+        final int[] fractionLost, cumulativeLost;
 
         Tap(TrackHandle track, int[] wireSsrc) {
             this.track = track;
             this.wireSsrc = wireSsrc;
             this.wirePt = RelayWire.payloadType(track.codec());
             this.layerPackets = new long[wireSsrc.length];
+            this.fractionLost = new int[wireSsrc.length];
+            this.cumulativeLost = new int[wireSsrc.length];
         }
 
         @Override
@@ -61,7 +65,7 @@ final class RelayOut extends Relay {
     final List<Tap> taps = new ArrayList<>();
     private final SrtpContext srtp;
     private final byte[] buf = new byte[2048];
-    long plisReceived;
+    long plisReceived, receiverReports;
 
     RelayOut(String id, String meetingId, long epoch, String peer, PacketPath target, int rtcpSsrc, RelayKey key,
              SfuMetrics metrics, RelayCounters.Pair counters) {
@@ -85,11 +89,27 @@ final class RelayOut extends Relay {
         int end = off + n;
         for (int o = off; o >= 0; o = Rtcp.next(b, o, end)) {
             int type = Rtcp.type(b, o), fmt = Rtcp.count(b, o), blen = Rtcp.blockLength(b, o);
+            if (type == Rtcp.RR) { onReceiverReport(b, o, fmt, blen); continue; }
             if (type != Rtcp.PSFB || blen < 12 || (fmt != Rtcp.FMT_PLI && fmt != Rtcp.FMT_FIR)) continue;
             int media = fmt == Rtcp.FMT_PLI ? Rtcp.mediaSsrc(b, o) : (blen >= 20 ? (int) RtpPacket.readUint32(b, o + 12) : 0);
             for (Tap t : taps) {
                 for (int i = 0; i < t.wireSsrc.length; i++) {
                     if (t.wireSsrc[i] == media && media != 0) { plisReceived++; t.track.requestKeyframe(i, now); }
+                }
+            }
+        }
+    }
+
+    /** RR report blocks (RFC 3550 §6.4.2): loss on the relay hop per layer, kept for {@code /state}. */
+    private void onReceiverReport(byte[] b, int o, int blocks, int blen) {
+        receiverReports++;
+        for (int k = 0; k < blocks && 8 + 24 * (k + 1) <= blen; k++) {
+            int p = o + 8 + 24 * k;
+            int source = (int) RtpPacket.readUint32(b, p);
+            int cumulative = ((b[p + 5] & 0xFF) << 16 | (b[p + 6] & 0xFF) << 8 | (b[p + 7] & 0xFF)) << 8 >> 8;   // signed 24 bit
+            for (Tap t : taps) {
+                for (int i = 0; i < t.wireSsrc.length; i++) {
+                    if (t.wireSsrc[i] == source && source != 0) { t.fractionLost[i] = b[p + 4] & 0xFF; t.cumulativeLost[i] = cumulative; }
                 }
             }
         }
@@ -113,6 +133,7 @@ final class RelayOut extends Relay {
         Map<String, Object> s = base("out");
         s.put("target", String.valueOf(target.remote()));
         s.put("plis_received", plisReceived);
+        s.put("receiver_reports", receiverReports);
         List<Object> tracks = new ArrayList<>();
         for (Tap t : taps) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -120,9 +141,16 @@ final class RelayOut extends Relay {
             m.put("relayed_track", t.track.relayed());
             List<Integer> layers = new ArrayList<>();
             List<Long> pk = new ArrayList<>();
-            for (int i = 0; i < t.wireSsrc.length; i++) if (t.wireSsrc[i] != 0) { layers.add(i); pk.add(t.layerPackets[i]); }
+            List<Object> loss = new ArrayList<>();
+            for (int i = 0; i < t.wireSsrc.length; i++) {
+                if (t.wireSsrc[i] == 0) continue;
+                layers.add(i);
+                pk.add(t.layerPackets[i]);
+                loss.add(Map.of("fraction_lost", t.fractionLost[i] / 256.0, "cumulative_lost", t.cumulativeLost[i]));
+            }
             m.put("layers", layers);
             m.put("layer_packets", pk);
+            m.put("receiver_reports", loss);         // per layer, from the receiving SFU's RR (loss on this hop)
             tracks.add(m);
         }
         s.put("tracks", tracks);

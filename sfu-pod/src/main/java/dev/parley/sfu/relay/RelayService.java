@@ -44,7 +44,13 @@ public final class RelayService {
             tables.put(w, t);
             Router r = w.router();
             r.call(() -> { r.setUnboundPacketHandler(t); return null; });
-            r.every(100, t::fence);
+            r.every(100, () -> {
+                try {
+                    t.fence();
+                } catch (RuntimeException e) {         // a throwing periodic task would never run again
+                    LOG.warn("relay fence/report round failed", e);
+                }
+            });
         }
     }
 

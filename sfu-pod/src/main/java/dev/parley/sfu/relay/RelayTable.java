@@ -25,6 +25,8 @@ final class RelayTable implements UnboundPackets {
     private final IntObjectHashMap<Stream> inBySsrc = new IntObjectHashMap<>();
     private final IntObjectHashMap<RelayOut> outByRtcpSsrc = new IntObjectHashMap<>();
 
+    private long ticks;
+
     RelayTable(Router router) { this.router = router; }
 
     @Override
@@ -74,6 +76,7 @@ final class RelayTable implements UnboundPackets {
 
     /** Every 100 ms: a relay granted under an older epoch than the meeting's now, or of a meeting gone, is closed. */
     void fence() {
+        if (++ticks % 10 == 0) for (Relay r : byId.values()) if (r instanceof RelayIn in) in.sendReports();   // once a second
         for (Relay r : new ArrayList<>(byId.values())) {
             if (!router.control().carries(r.meetingId)) remove(r.id, "meeting_ended");
             else if (router.control().highestEpoch(r.meetingId) > r.epoch) {

@@ -68,6 +68,12 @@ public final class TrackHandle {
         return true;
     }
 
+    /** A receiver report block's statistics of one layer (RFC 3550 A.3): false while no packet arrived on it. */
+    public boolean reportable(int layerIndex) { Layer l = track.layers[layerIndex]; return l.ssrc != 0 && l.seqInit; }
+    public int fractionLostSinceLastReport(int layerIndex) { return track.layers[layerIndex].fractionLostSinceLastReport(); }
+    public long extendedHighest(int layerIndex) { return track.layers[layerIndex].extendedHighest(); }
+    public long jitter(int layerIndex) { return track.layers[layerIndex].jitter(); }
+
     /** Loss and packets seen on one layer (for the relay's receiver statistics in {@code /state}). */
     public long received(int layerIndex) { return track.layers[layerIndex].received; }
     public int lost(int layerIndex) { Layer l = track.layers[layerIndex]; return l.seqInit ? l.cumulativeLost() : 0; }
