@@ -67,6 +67,9 @@ public final class InternalApi implements AutoCloseable {
     private final BooleanSupplier ready;
     private final KeptMediaPaths kept = new KeptMediaPaths(); // test hook (e2ee removal test)
     private volatile boolean draining;
+    /** Relays between SFUs: their routes live in {@link RelayRoutes}. */
+    private final dev.parley.sfu.relay.RelayService relays;
+    private final RelayRoutes relayRoutes;
 
     public InternalApi(String bind, int port, WorkerPool workers, InternalAuth auth, TicketVerifier tickets, String podName,
                        boolean testHooks, BooleanSupplier ready) throws IOException {
@@ -77,6 +80,8 @@ public final class InternalApi implements AutoCloseable {
         this.podName = podName;
         this.testHooks = testHooks;
         this.ready = ready;
+        this.relays = new dev.parley.sfu.relay.RelayService(workers, podName);
+        this.relayRoutes = new RelayRoutes(relays);
         server = HttpServer.create(new InetSocketAddress(bind, port), 64);
         server.setExecutor(executor);
         server.createContext("/", this::handle);
@@ -93,7 +98,7 @@ public final class InternalApi implements AutoCloseable {
             switch (path) {
                 case "/healthz" -> { text(ex, 200, "ok\n"); return; }
                 case "/readyz" -> { boolean ok = !draining && ready.getAsBoolean(); text(ex, ok ? 200 : 503, ok ? "ready\n" : "not ready\n"); return; }
-                case "/metrics" -> { text(ex, 200, metrics.prometheus()); return; }
+                case "/metrics" -> { text(ex, 200, metrics.prometheus() + relays.prometheus()); return; }
                 default -> { }
             }
             if (!path.startsWith(InternalPaths.BASE + "/")) { error(ex, 404, "not_found", null, "no such path"); return; }
@@ -123,6 +128,14 @@ public final class InternalApi implements AutoCloseable {
         if (path.equals(InternalPaths.TRANSPORTS) && method.equals("POST")) { createTransport(ex); return; }
         if (path.equals(InternalPaths.GRANTS) && method.equals("PUT")) { putGrants(ex); return; }
         if (path.equals(InternalPaths.GRANT_BATCH) && method.equals("PUT")) { putGrantBatch(ex); return; }
+        if (path.startsWith(RelayRoutes.PREFIX + "/")) {
+            RelayRoutes.Result r = relayRoutes.route(method, path, method.equals("POST") ? tree(ex) : null, ex.getRequestURI(),
+                    k -> queryLong(ex.getRequestURI(), k));
+            if (r == null) { error(ex, 404, "not_found", null, "no such endpoint"); return; }
+            if (r.body() == null) ex.sendResponseHeaders(r.status(), -1);
+            else send(ex, r.status(), r.body());
+            return;
+        }
         if (path.equals(InternalPaths.DRAIN) && method.equals("POST")) {
             draining = true;
             LOG.info("drain requested: this SFU takes no new participants");
@@ -132,6 +145,7 @@ public final class InternalApi implements AutoCloseable {
         if (path.equals(InternalPaths.STATE) && method.equals("GET")) {
             Map<String, Object> s = new LinkedHashMap<>(workers.state());
             s.put("state", draining ? "DRAINING" : "ACTIVE");
+            s.put("relays", relays.state());
             s.put("load", Map.of("ingress_bps", metrics.ingressBps(), "egress_bps", metrics.egressBps(),
                     "packets_per_second", metrics.packetsPerSecond()));
             send(ex, 200, s);

@@ -190,6 +190,9 @@ public final class MediaIo implements AutoCloseable {
         }
     }
 
+    /** A path to {@code remote} from the UDP port (relays between SFUs: no ICE check binds it). */
+    public PacketPath udpPath(InetSocketAddress remote) { return new UdpPath(remote); }
+
     /** A remote UDP address on the shared port. Identity is the address (one object per address). */
     final class UdpPath implements PacketPath {
         private final InetSocketAddress remote;

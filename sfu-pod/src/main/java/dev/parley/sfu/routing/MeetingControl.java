@@ -110,16 +110,92 @@ public final class MeetingControl {
             PublishedTrack t = new PublishedTrack(p, mp.mid(), mp.isVideo(), mp.codec(), mp.payloadType(), mp.rtxPayloadType(),
                     mp.clockRate(), mp.rids(), mp.ext(ExtensionUris.AUDIO_LEVEL));
             t.screen = p.isScreen(mp.mid(), mp.isVideo());
-            p.tracksByMid.put(mp.mid(), t);
-            p.meeting.dynacast.addTrack(t);
-            if (!t.video && t.audioLevelExtId > 0) p.speakerSlot = p.meeting.speakers.register(p.id);
-            if (!t.video && p.audioSlot < 0) p.audioSlot = p.meeting.audio.register(p);
             for (Long s : mp.offeredSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
             for (Long s : mp.offeredRtxSsrcs()) p.tracksByDeclaredSsrc.put(s, t);
-            ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", t.trackId).put("kind", t.kind())
-                    .put("source", t.source()).put("simulcast_layers", t.layers.length);
-            router.events.publish(eventsUrl, SfuEvent.TRACK_PUBLISHED, p.meeting.id, p.id, generation, data);
-            for (Participant other : p.meeting.participants.values()) if (other != p) assignToFreeSlot(other, t);
+            addTrack(p, t, eventsUrl, generation);
+        }
+    }
+
+    /** A new track of {@code p} (published here or arriving by relay): speakers, top-N audio, slots, the event. */
+    private void addTrack(Participant p, PublishedTrack t, String eventsUrl, long generation) {
+        p.tracksByMid.put(t.mid, t);
+        if (t.upstream == null) p.meeting.dynacast.addTrack(t);        // a relayed track's publisher is told by its origin
+        if (!t.video && t.audioLevelExtId > 0 && p.speakerSlot < 0) p.speakerSlot = p.meeting.speakers.register(p.id);
+        if (!t.video && p.audioSlot < 0) p.audioSlot = p.meeting.audio.register(p);
+        ObjectNode data = JsonNodeFactory.instance.objectNode().put("track_id", t.trackId).put("kind", t.kind())
+                .put("source", t.source()).put("simulcast_layers", t.layers.length);
+        if (t.upstream != null) data.put("relayed", true);
+        router.events.publish(eventsUrl, SfuEvent.TRACK_PUBLISHED, p.meeting.id, p.id, generation, data);
+        for (Participant other : p.meeting.participants.values()) if (other != p) assignToFreeSlot(other, t);
+    }
+
+    // ------------------------------------------------------------------ relays between SFUs (relay package)
+
+    /** True if this worker carries the meeting (a transport or a grant push put it here). */
+    public boolean carries(String meetingId) { return router.meetings.containsKey(meetingId); }
+
+    /** The meeting's highest controller epoch seen here (Long.MIN_VALUE: unknown meeting). */
+    public long highestEpoch(String meetingId) {
+        Meeting m = router.meetings.get(meetingId);
+        return m == null ? Long.MIN_VALUE : m.grants.highestEpoch();
+    }
+
+    /** Fences a relay request on the meeting's epoch exactly as a grant: lower → StaleEpoch, higher → older state void. */
+    public void admitRelayEpoch(String meetingId, long epoch) {
+        Meeting m = router.meetings.get(meetingId);
+        if (m == null) throw new ControlException.NotFound("meeting not carried by this SFU");
+        if (!m.grants.admitEpoch(epoch)) throw new ControlException.StaleEpoch(m.grants.highestEpoch());
+    }
+
+    /** A track published on this worker (local or relayed), or null. */
+    public TrackHandle track(String meetingId, String trackId) {
+        Meeting m = router.meetings.get(meetingId);
+        if (m == null) return null;
+        int c = trackId.lastIndexOf(':');
+        if (c <= 0) return null;
+        Participant p = m.participants.get(trackId.substring(0, c));
+        PublishedTrack t = p == null ? null : p.tracksByMid.get(trackId.substring(c + 1));
+        return t == null ? null : new TrackHandle(router, t);
+    }
+
+    /**
+     * A track that arrives by relay: published here as its publisher's (a participant with no transport of its own),
+     * fed by {@link TrackHandle#inject}, forwarded while {@code upstream} says so. Local subscribers get it like any
+     * track (free slots, top-N audio, {@code track_published} with {@code relayed: true}).
+     */
+    public TrackHandle publishRelayed(String meetingId, String trackId, boolean video, String codec, int payloadType,
+                                      int clockRate, int layers, int audioLevelExtId, Upstream upstream) {
+        Meeting m = router.meetings.get(meetingId);
+        if (m == null) throw new ControlException.NotFound("meeting not carried by this SFU");
+        int c = trackId.lastIndexOf(':');
+        if (c <= 0 || c == trackId.length() - 1) throw new ControlException.Invalid("track_id: must be {participant_id}:{mid}");
+        String pid = trackId.substring(0, c), mid = trackId.substring(c + 1);
+        Participant p = m.participants.computeIfAbsent(pid, id -> new Participant(id, m));
+        if (p.publish != null) throw new ControlException.Invalid("track_id: its publisher publishes on this SFU");
+        PublishedTrack old = p.tracksByMid.get(mid);
+        if (old != null) {
+            if (old.upstream == null) throw new ControlException.Invalid("track_id: published on this SFU");
+            unpublish(p, old, m.eventsUrl, 0);
+        }
+        List<String> rids = new ArrayList<>();
+        if (layers > 1) for (int i = 0; i < layers; i++) rids.add("r" + i);
+        PublishedTrack t = new PublishedTrack(p, mid, video, codec, payloadType, 0, clockRate, rids, audioLevelExtId);
+        t.upstream = upstream;
+        addTrack(p, t, m.eventsUrl, 0);
+        return new TrackHandle(router, t);
+    }
+
+    /** The relay ended: the relayed track goes (and its stand-in publisher, once it has nothing left). */
+    public void unpublishRelayed(TrackHandle h) {
+        PublishedTrack t = h.track;
+        Participant p = t.owner;
+        if (t.upstream == null || p.tracksByMid.get(t.mid) != t) return;
+        unpublish(p, t, p.meeting.eventsUrl, 0);
+        if (p.tracksByMid.isEmpty() && p.publish == null && p.subscribe == null) {
+            p.meeting.participants.remove(p.id);
+            p.meeting.speakers.unregister(p.id);
+            p.meeting.audio.unregister(p, router.events);
+            if (p.meeting.participants.isEmpty()) router.meetings.remove(p.meeting.id);
         }
     }
 

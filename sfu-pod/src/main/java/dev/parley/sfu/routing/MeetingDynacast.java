@@ -35,6 +35,8 @@ final class MeetingDynacast {
     /** A resumed layer is still offered to allocators until its packets arrive again, for at most this long. */
     static final long RESUME_GRACE_NANOS = 3_000_000_000L;
     private static final long MIN_MEASURED_BPS = 50_000;
+    /** The needs of this meeting's relays, as one pseudo subscriber (no participant id can contain a NUL). */
+    private static final String RELAYS = "\u0000relays";
 
     private static final class Stopped {
         final long bitrateBps;
@@ -103,6 +105,10 @@ final class MeetingDynacast {
             }
             controller.onNeeds(p.id, needs);
         }
+        // relays to other SFUs count as one more receiver: the layers they carry stay on (docs/sfu.md "Relay between SFUs")
+        Map<String, Integer> relayNeeds = new HashMap<>();
+        for (PublishedTrack t : tracks.values()) for (TrackTap tap : t.taps) if (tap.highestLayer() >= 0) relayNeeds.merge(t.trackId, tap.highestLayer(), Math::max);
+        controller.onNeeds(RELAYS, relayNeeds);
         for (DynacastDecision d : controller.evaluate(now / 1_000_000)) apply(d, now, events);
         for (var it = stopped.entrySet().iterator(); it.hasNext(); ) {
             var e = it.next();

@@ -24,6 +24,11 @@ final class PublishedTrack {
      * only under the grant's screen permission and comes before cameras in a subscriber's budget.
      */
     boolean screen;
+    /** Relays taking this track's packets after the local fan-out (copy-on-write: the packet path only iterates). */
+    TrackTap[] taps = NO_TAPS;
+    static final TrackTap[] NO_TAPS = new TrackTap[0];
+    /** Set when this track arrives by relay from another SFU (its origin): null for a local publisher's track. */
+    Upstream upstream;
 
     PublishedTrack(Participant owner, String mid, boolean video, String codec, int payloadType, int rtxPayloadType,
                    int clockRate, List<String> rids, int audioLevelExtId) {

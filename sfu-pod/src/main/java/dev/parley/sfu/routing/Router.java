@@ -96,6 +96,7 @@ public final class Router implements TransportListener {
     }
 
     public Endpoint endpoint() { return endpoint; }
+    public SfuMetrics metrics() { return metrics; }
     public String certificateFingerprint() { return certificate.fingerprint(); }
     public void setLossPermille(int permille) { lossPermille = Math.max(0, Math.min(1000, permille)); }
     /** Test-only: share of publishers' video packets dropped on arrival (before the SFU sees them), in ‰. */
@@ -133,6 +134,18 @@ public final class Router implements TransportListener {
     }
 
     public void close() { io.close(); }
+
+    /** A UDP destination on this worker's media socket (relays send from the port their peer sees). */
+    public dev.parley.sfu.net.PacketPath udpPath(java.net.InetSocketAddress remote) { return io.udpPath(remote); }
+
+    /** Sends what the current task queued on the media socket (call at the end of work done outside a read burst). */
+    public void flush() { io.flush(); }
+
+    /** SRTP/SRTCP on the media port from a 5-tuple no ICE check bound: offered to the relays (else dropped). */
+    public void setUnboundPacketHandler(dev.parley.sfu.transport.UnboundPackets h) { demux.setUnbound(h); }
+
+    /** Runs {@code task} on the media thread every {@code periodMs}. */
+    public void every(long periodMs, Runnable task) { loop.scheduleAtFixedRate(task, periodMs, periodMs, TimeUnit.MILLISECONDS); }
 
     /** GCM first unless this is a subscribe connection with video that retransmits without RTX (see CM_FIRST). */
     static List<SrtpProfile> srtpProfiles(boolean publish, List<MediaPlan> plans) {
@@ -213,6 +226,8 @@ public final class Router implements TransportListener {
         }
         List<Slot> slots = tr.slots;
         for (int i = 0; i < slots.size(); i++) slots.get(i).forward(this, layer, b, off, len, hl, pl, keyframe, vp8, vp9, now, repair);
+        TrackTap[] taps = tr.taps;                          // relays to other SFUs (docs/sfu.md "Relay between SFUs")
+        for (int i = 0; i < taps.length; i++) taps[i].onPacket(layer.index, b, off, len, hl, keyframe, now);
     }
 
     /** VP8 keyframe header (RFC 6386 §9.1): 3-byte tag, start code 9d 01 2a, 14-bit width and height. */
@@ -224,6 +239,7 @@ public final class Router implements TransportListener {
 
     /** The grant allows this track's kind: audio, camera video, or (its own permission) a screen share. */
     static boolean mayPublish(GrantState g, PublishedTrack t, long now) {
+        if (t.upstream != null) return t.upstream.forwarding(now);   // relayed: the origin checked the publisher's grant
         return !t.video ? g.mayPublishAudio(now) : t.screen ? g.mayPublishScreen(now) : g.mayPublishVideo(now);
     }
 

@@ -170,6 +170,7 @@ final class RtcpTerminator {
     }
 
     private void sendPli(Layer l, long now) {
+        if (l.track.upstream != null) { l.lastPliNanos = now; l.track.upstream.requestKeyframe(l.index, now); return; }
         Participant pub = l.track.owner;
         if (pub.publish == null || !pub.publish.connected()) return;
         l.lastPliNanos = now;

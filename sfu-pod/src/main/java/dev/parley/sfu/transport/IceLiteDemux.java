@@ -26,11 +26,15 @@ public final class IceLiteDemux implements PacketHandler {
     /** The STUN view, writer and array wrappers, reused for every check (media thread only). */
     private final IceChecks ice = new IceChecks();
     private volatile boolean loopbackPeersOnly;
+    private volatile UnboundPackets unbound;
 
     public IceLiteDemux(SfuMetrics metrics) { this.metrics = metrics; }
 
     /** Only answer connectivity checks from loopback peers (everything in tests stays on 127.0.0.0/8). */
     public void setLoopbackPeersOnly(boolean v) { loopbackPeersOnly = v; }
+
+    /** Where SRTP/SRTCP from a 5-tuple no check bound goes (the relays between SFUs); null: dropped. */
+    public void setUnbound(UnboundPackets h) { unbound = h; }
 
     /** Makes {@code t} reachable by its local ufrag. */
     public void add(WebRtcTransport t) { byUfrag.put(t.localCredentials().ufrag(), t); }
@@ -62,8 +66,9 @@ public final class IceLiteDemux implements PacketHandler {
             t.onDtls(b, off, len);
         } else if (first >= 128 && first < 192) {
             WebRtcTransport t = byPath.get(path);
-            if (t == null) { metrics.drop("unknown_path"); return; }
-            t.onSrtp(b, off, len, now);
+            if (t != null) { t.onSrtp(b, off, len, now); return; }
+            UnboundPackets u = unbound;
+            if (u == null || !u.onSrtp(b, off, len, path, now)) metrics.drop("unknown_path");
         } else {
             metrics.drop("unknown_protocol");
         }
