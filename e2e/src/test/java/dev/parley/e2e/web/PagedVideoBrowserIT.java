@@ -80,6 +80,16 @@ class PagedVideoBrowserIT {
         }
         """;
 
+    private static final String DEBUG = """
+        () => { const c = window.parleyApp.client; return JSON.stringify({ viewport: c.viewport, sent: c.subscription(),
+          slots: [...(c.media?.slots?.values() ?? [])].map(r => [r.mid, r.participantId, r.source]),
+          tracks: Object.fromEntries(Object.entries(c.state.participants).map(([k, p]) => [k, p.tracks?.camera])) }); }
+        """;
+    private static final String FARM_SENDING = """
+        async () => JSON.stringify(await Promise.all(window.farm.map(async c => [c.state.self.participant_id, c.state.connection,
+          Object.values(await c.media.publishStats()).map(s => s.kind + ':' + s.packetsSent), c.state.publishLayers])))
+        """;
+
     /** Remote video streams whose packets grow over 1.5 s, as participant ids (the browser's inbound-rtp). */
     private static final String RECEIVING = """
         async () => {
@@ -128,7 +138,9 @@ class PagedVideoBrowserIT {
                 assertThat(viewer.page.textContent("[data-testid=pager] [data-testid=page-info]")).contains("13 more").contains("Page 1 of 4");
                 Set<String> page1 = visible(viewer);
                 awaitTrue(() -> new TreeSet<>(receiving(viewer)).equals(page1), Duration.ofSeconds(30),
-                        () -> "the browser receives exactly the page's six videos " + page1 + ", got " + receiving(viewer));
+                        () -> "the browser receives exactly the page's six videos " + page1 + ", got " + receiving(viewer)
+                                + "\nSFU slots: " + sfuParticipant(viewerPid).path("slots") + "\nSFU layers: " + sfuParticipant(viewerPid).path("video_layers")
+                                + "\ndynacast: " + dynacast() + "\nviewer: " + viewer.page.evaluate(DEBUG) + "\nfarm: " + farm.evaluate(FARM_SENDING));
                 assertThat(sfuVideoOwners(viewerPid)).as("the SFU forwards the page's six videos to the viewer").isEqualTo(page1);
                 BrowserParticipant.sleep(1000);
                 shot(viewer.page, "grid-page");
