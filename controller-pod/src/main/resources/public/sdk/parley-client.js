@@ -785,16 +785,17 @@ export class ParleyClient {
   subscription() {
     const id = this.pinned;
     const pinnedNow = (tr) => !!tr.pinned || (id != null && (tr.track_id === id || tr.track_id.startsWith(`${id}:`)));
-    const tracks = this.viewport.map((tr) => {
+    const tracks = this.aoi.filter(this.viewport.map((tr) => {
       const { pinned, ...rest } = tr;
       return pinnedNow(tr) ? { ...rest, pinned: true } : rest;
-    });
+    }));
     const named = new Set(tracks.map((tr) => tr.track_id));
     const unwatched = (id) => { if (!named.has(id)) { named.add(id); tracks.push({ track_id: id, max_width: 0, max_height: 0, max_fps: 0 }); } };
     for (const old of this.sentPins ?? []) unwatched(old);
     // paged video: every remote video not in the viewport is not watched (0 x 0): the SFU frees its slot
+    // (area of interest: a video outside the interest set is left out of the viewport above, so it is not watched)
     if (this.viewportSet) for (const id of this.#remoteVideoIds()) unwatched(id);
-    return this.aoi.filter(tracks);
+    return tracks;
   }
 
   /** Track ids of the remote cameras and screens we know of (published, on a slot or not). */
