@@ -289,11 +289,12 @@ export class MeetingView {
     for (const t of this.tiles.values()) {
       if (t.key.startsWith('self:')) continue;
       const [pid, source] = t.key.split(':');
-      const tr = s.participants[pid]?.tracks?.[source];
-      if (!tr?.trackId) continue;
+      // a camera whose track_published we missed still has the id every Parley client's camera has (mid 1)
+      const trackId = s.participants[pid]?.tracks?.[source]?.trackId || (source === 'camera' ? `${pid}:1` : null);
+      if (!trackId) continue;
       const r = t.el.getBoundingClientRect();
       const big = t.el.parentElement === this.stage;
-      const entry = { track_id: tr.trackId, max_width: Math.round(r.width * devicePixelRatio), max_height: Math.round(r.height * devicePixelRatio), max_fps: source === 'screen' ? 15 : big ? 30 : 15 };
+      const entry = { track_id: trackId, max_width: Math.round(r.width * devicePixelRatio), max_height: Math.round(r.height * devicePixelRatio), max_fps: source === 'screen' ? 15 : big ? 30 : 15 };
       // a pinned tile is what this person chose to watch: the SFU gives it the budget before the active speaker
       if (this.ui.pinned === t.key) entry.pinned = true;
       out.push(entry);

@@ -30,8 +30,13 @@ export function cameraAspect(tiles) {
 export function fitStage(stage, count, aspect) {
   const w = stage.clientWidth, hgt = stage.clientHeight;
   const g = bestGrid(count, w, hgt, aspect, GAP);
-  stage.style.gridTemplateColumns = g.cols ? `repeat(${g.cols}, ${g.tileWidth}px)` : '';
+  // half-width columns, each tile spanning two: a short last row can start half a tile in, so it is centred
+  stage.style.gridTemplateColumns = g.cols ? `repeat(${2 * g.cols}, ${(g.tileWidth - GAP) / 2}px)` : '';
   stage.style.gridAutoRows = g.rows ? `${g.tileHeight}px` : '';
+  const last = count - (g.rows - 1) * g.cols;
+  [...stage.children].forEach((el, i) => {
+    el.style.gridColumn = g.cols && i === (g.rows - 1) * g.cols && last < g.cols ? `${g.cols - last + 1} / span 2` : 'span 2';
+  });
   stage.dataset.cols = String(g.cols);
   stage.dataset.rows = String(g.rows);
   return g;

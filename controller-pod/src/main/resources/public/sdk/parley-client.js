@@ -798,15 +798,16 @@ export class ParleyClient {
     return tracks;
   }
 
-  /** Track ids of the remote cameras and screens we know of (published, on a slot or not). */
+  /** Track ids of the remote cameras and screens we know of: published (roster) or on one of our slots now. */
   #remoteVideoIds() {
-    const out = [];
+    const out = new Set();
     for (const p of Object.values(this.state.participants)) {
       for (const src of ['camera', 'screen']) {
         const id = p.tracks?.[src]?.trackId;
-        if (id && p.tracks[src].published !== false) out.push(id);
+        if (id) out.add(id);
       }
     }
+    for (const ref of this.media?.slots?.values() ?? []) if (ref.kind === 'video') out.add(ref.trackId);
     return out;
   }
 
