@@ -67,8 +67,8 @@ class PagedVideoBrowserIT {
               g.fillRect(100, 122, 120, 60);
               g.fillStyle = '#fff'; g.font = 'bold 20px sans-serif'; g.fillText(name, 12, 26);
               g.font = '12px sans-serif'; g.fillText('frame ' + (f++), 12, 168);
-            }, 100);
-            const camera = c.captureStream(10).getVideoTracks()[0];
+            }, 200);
+            const camera = c.captureStream(5).getVideoTracks()[0];
             const client = new ParleyClient({ simulcast: false });
             const r = await client.api.devToken({ tenant: tenantId, principal: await nameUuid('principal', 'farm-' + k), name });
             client.token = r.token;
@@ -96,8 +96,8 @@ class PagedVideoBrowserIT {
      */
     private static final String RECEIVING = """
         async () => {
-          const m = window.parleyApp.client.media;
-          const take = async () => (await m.stats()).tracks.filter(t => t.kind === 'video');
+          const c = window.parleyApp.client;
+          const take = async () => c.media ? (await c.media.stats()).tracks.filter(t => t.kind === 'video') : [];
           const a = await take();
           await new Promise(r => setTimeout(r, 4000));
           const b = await take();
