@@ -140,13 +140,24 @@ class PagedVideoBrowserIT {
                 awaitTrue(() -> visible(viewer).size() == 6, Duration.ofSeconds(10), () -> "six remote tiles: " + visible(viewer));
                 assertThat(viewer.page.textContent("[data-testid=pager] [data-testid=page-info]")).contains("13 more").contains("Page 1 of 4");
                 Set<String> page1 = visible(viewer);
+                BrowserParticipant.sleep(3000);
+                shot(viewer.page, "grid-page");
+                viewer.page.click("[data-testid=layout-toggle]");
+                awaitTrue(() -> "speaker".equals(viewer.page.getAttribute(".stage", "data-mode")), Duration.ofSeconds(5), () -> "speaker view");
+                double[] big = tileBoxes(viewer).get(0);
+                assertThat(big[0] / big[1]).as("the big tile keeps 16:9").isCloseTo(16.0 / 9, org.assertj.core.data.Offset.offset(0.06));
+                assertThat(((Number) viewer.page.evaluate("() => document.querySelectorAll('[data-testid=filmstrip] .tile').length")).intValue())
+                        .as("a film strip of tiles").isGreaterThanOrEqualTo(3);
+                BrowserParticipant.sleep(2500);
+                shot(viewer.page, "speaker-view");
+                viewer.page.click("[data-testid=layout-toggle]");
+                awaitTrue(() -> "grid".equals(viewer.page.getAttribute(".stage", "data-mode")) && visible(viewer).equals(page1), Duration.ofSeconds(5),
+                        () -> "back to the grid's first page: " + visible(viewer));
                 awaitTrue(() -> new TreeSet<>(receiving(viewer)).equals(page1), Duration.ofSeconds(30),
                         () -> "the browser receives exactly the page's six videos " + page1 + ", got " + receiving(viewer)
                                 + "\nSFU slots: " + sfuParticipant(viewerPid).path("slots") + "\nSFU layers: " + sfuParticipant(viewerPid).path("video_layers") + "\nSFU cc: " + sfuParticipant(viewerPid).path("congestion_control")
                                 + "\ndynacast: " + dynacast() + "\nviewer: " + viewer.page.evaluate(DEBUG) + "\nfarm: " + farm.evaluate(FARM_SENDING));
                 assertThat(sfuVideoOwners(viewerPid)).as("the SFU forwards the page's six videos to the viewer").isEqualTo(page1);
-                BrowserParticipant.sleep(1000);
-                shot(viewer.page, "grid-page");
 
                 // 3. the next page: the SFU's forwarded set follows within 1 s, the browser receives the new six
                 long clicked = System.nanoTime();
@@ -167,16 +178,6 @@ class PagedVideoBrowserIT {
                 System.out.println("paged video: receiving " + got.size() + " videos of 19: " + got);
                 System.out.println("paged video: SFU dynacast per publisher (highest layer sent): " + dynacast());
 
-                // 4. speaker view: one big tile and the film strip
-                viewer.page.click("[data-testid=pager] [data-testid=page-prev]");
-                viewer.page.click("[data-testid=layout-toggle]");
-                awaitTrue(() -> "speaker".equals(viewer.page.getAttribute(".stage", "data-mode")), Duration.ofSeconds(5), () -> "speaker view");
-                double[] big = tileBoxes(viewer).get(0);
-                assertThat(big[0] / big[1]).as("the big tile keeps 16:9").isCloseTo(16.0 / 9, org.assertj.core.data.Offset.offset(0.06));
-                assertThat(((Number) viewer.page.evaluate("() => document.querySelectorAll('[data-testid=filmstrip] .tile').length")).intValue())
-                        .as("a film strip of tiles").isGreaterThanOrEqualTo(3);
-                BrowserParticipant.sleep(1500);
-                shot(viewer.page, "speaker-view");
             } finally {
                 farmCtx.close();
             }

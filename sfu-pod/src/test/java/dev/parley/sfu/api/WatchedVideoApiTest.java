@@ -60,7 +60,7 @@ class WatchedVideoApiTest {
                 .put("kind", kind).put("connect_ticket", ticket)
                 .put("sdp_offer", AnswerBuilderTest.offer(kind.equals("publish") ? "sendonly" : "recvonly", false));
         ObjectNode g = n.putObject("grant");
-        g.put("participant_id", pid).put("version", 1).put("controller_epoch", 1).put("subscribe", true).put("ttl_ms", 30000);
+        g.put("participant_id", pid).put("version", 1).put("controller_epoch", 1).put("subscribe", true).put("ttl_ms", 3000);
         g.putObject("publish").put("audio", true).put("video", true).put("screen", false);
         HttpResponse<String> r = call("POST", "/internal/v1/transports", n.toString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
