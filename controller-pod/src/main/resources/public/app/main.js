@@ -16,6 +16,7 @@ const app = { client: null, view: null };
 window.parleyApp = app;
 
 function show(node) {
+  if (toasts.parentElement !== document.body) document.body.append(toasts); // back to the corner outside a meeting
   main.replaceChildren(node);
   const h1 = main.querySelector('h1');
   if (h1) { h1.tabIndex = -1; h1.focus({ preventScroll: true }); }
@@ -23,8 +24,15 @@ function show(node) {
 
 function announce(text) { status.textContent = text; }
 
+/** When each toast text was last shown: the same message within 10 s is one message, not two. */
+const recentToasts = new Map();
+
 /** Show a notice as a toast (also read by screen readers through the live region). */
 function toast(level, text) {
+  const now = Date.now();
+  for (const [k, at] of recentToasts) if (now - at > 10000) recentToasts.delete(k);
+  if (recentToasts.has(text)) return;
+  recentToasts.set(text, now);
   const t = h('div', { class: 'toast ' + level, role: level === 'error' ? 'alert' : 'status' }, text,
     h('button', { class: 'close', 'aria-label': 'Dismiss', onclick: () => t.remove() }, '×'));
   toasts.append(t);
@@ -127,8 +135,10 @@ async function joinMeeting(meetingId, meeting, o) {
   };
   const stopLocal = () => { o.stream?.getTracks().forEach((t) => t.stop()); client.local.camera?.stop(); client.local.microphone?.stop(); };
   const render = (st) => {
-    for (const n of st.notices) if (n.id > seenNotice) { seenNotice = n.id; toast(n.level, n.text); }
-    if (['removed', 'denied', 'ended', 'left', 'locked'].includes(st.admission) || (st.connection === 'failed' && (!view || !client.everConnected))) {
+    const ending = ['removed', 'denied', 'ended', 'left', 'locked'].includes(st.admission) || (st.connection === 'failed' && (!view || !client.everConnected));
+    // the end screen says why (removed, denied, ended, failed): its notice would say it a second time
+    for (const n of st.notices) if (n.id > seenNotice) { seenNotice = n.id; if (!ending && screen !== 'end') toast(n.level, n.text); }
+    if (ending) {
       if (screen === 'end') return;
       screen = 'end';
       view?.destroy();
@@ -153,6 +163,7 @@ async function joinMeeting(meetingId, meeting, o) {
         screen = 'meeting';
         view = new MeetingView(main, { remoteStream: (pid, src) => client.remoteStream(pid, src), localStream: (src) => localStreams[src], actions });
         app.view = view;
+        view.toastHost.append(toasts);
       }
       view.update(st);
     }

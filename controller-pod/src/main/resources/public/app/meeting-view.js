@@ -4,7 +4,13 @@
 
 import { h, replace, initials, keyedList } from './dom.js';
 import { e2eeBarKey, renderE2eeBar, tileE2ee } from './e2ee-view.js';
+import { Paging } from './paging.js';
+import { pageOf } from './layout.js';
+import { cameraAspect, fitStage, gridPageSize, stripPageSize, renderPager, STRIP_HEIGHT } from './stage-view.js';
 
+const PAGE_CHOICES = ['auto', 4, 6, 9, 16, 25];
+/** People panel rows per page (a thousand rows would be a thousand DOM rows). */
+const ROSTER_PAGE = 50;
 const ROLE_LABEL = { host: 'Host', cohost: 'Co-host', attendee: '' };
 const QUALITY_LABEL = { good: 'Good', fair: 'Fair', poor: 'Poor', lost: 'Lost', unknown: 'Checking' };
 const REC_LABEL = { idle: '', requested: 'Recording requested', starting: 'Recording starting', recording: 'Recording', finalizing: 'Saving recording', stopping: 'Recording stopping', ready: 'Recording saved', partial: 'Recording saved (partial)', failed: 'Recording failed', stopped: '' };
@@ -22,7 +28,8 @@ export class MeetingView {
   constructor(root, deps) {
     this.root = root;
     this.deps = deps;
-    this.ui = { layout: 'grid', pinned: null, panel: window.matchMedia('(min-width: 900px)').matches };
+    this.ui = { layout: 'grid', pinned: null, panel: window.matchMedia('(min-width: 900px)').matches, pageSize: 'auto', rosterPage: 0 };
+    this.paging = new Paging();
     this.keys = {};
     this.tiles = new Map();
     this.audios = new Map();
@@ -31,13 +38,16 @@ export class MeetingView {
     this.banner = h('div', { class: 'banner', role: 'status', 'aria-live': 'polite', 'data-testid': 'connection-banner' });
     this.e2eeBar = h('div', { class: 'e2ee-bar', role: 'status', hidden: true, 'data-testid': 'e2ee-bar' });
     this.stage = h('div', { class: 'stage', 'aria-label': 'Video tiles', role: 'region' });
-    this.strip = h('div', { class: 'strip' });
+    this.strip = h('div', { class: 'strip', 'data-testid': 'filmstrip' });
+    this.pager = h('div', { class: 'pager', hidden: true, 'data-testid': 'pager' });
+    /** Toasts sit here, in the page flow above the controls: the stage shrinks for them, no tile is covered. */
+    this.toastHost = h('div', { class: 'toast-host' });
     this.side = h('aside', { class: 'side', 'aria-label': 'Participants', id: 'participants-panel' });
     this.controls = h('nav', { class: 'controls', 'aria-label': 'Meeting controls' });
     this.dialog = h('div', { class: 'dialog-host' });
     this.audioBox = h('div', { hidden: true });
     this.el = h('section', { class: 'meeting', 'data-testid': 'meeting' },
-      this.head, this.banner, this.e2eeBar, h('div', { class: 'body' }, h('div', { class: 'stage-wrap' }, this.stage, this.strip), this.side), this.controls, this.dialog, this.audioBox);
+      this.head, this.banner, this.e2eeBar, h('div', { class: 'body' }, this.stageWrap = h('div', { class: 'stage-wrap' }, this.stage, this.strip, this.pager), this.side), this.toastHost, this.controls, this.dialog, this.audioBox);
     root.replaceChildren(this.el);
     // One open action menu at a time; choosing an action closes it (it would cover the rows below).
     this.side.addEventListener('toggle', (e) => {
@@ -47,7 +57,7 @@ export class MeetingView {
       const b = e.target.closest('.menu button');
       if (b) b.closest('details').open = false;
     });
-    this.resize = new ResizeObserver(() => this.#reportViewport());
+    this.resize = new ResizeObserver(() => { if (this.state) this.#renderTiles(this.state); });
     this.resize.observe(this.stage);
   }
 
@@ -92,6 +102,10 @@ export class MeetingView {
       this.qualityEl,
       h('button', { class: 'ghost', 'data-focus': 'layout', 'data-testid': 'layout-toggle', 'aria-label': this.ui.layout === 'grid' ? 'Switch to speaker view' : 'Switch to grid view',
         onclick: () => { this.ui.layout = this.ui.layout === 'grid' ? 'speaker' : 'grid'; this.#rerender(); } }, this.ui.layout === 'grid' ? 'Speaker view' : 'Grid view'),
+      this.ui.layout === 'grid' ? h('label', { class: 'page-size' }, 'Videos per page ',
+        h('select', { 'data-testid': 'page-size', 'data-focus': 'page-size', 'aria-label': 'Videos per page',
+          onchange: (e) => { const v = e.target.value; this.ui.pageSize = v === 'auto' ? 'auto' : Number(v); this.#rerender(); } },
+        PAGE_CHOICES.map((c) => h('option', { value: String(c), selected: String(c) === String(this.ui.pageSize) }, c === 'auto' ? 'Fit' : String(c))))) : null,
       h('button', { class: 'ghost', 'data-focus': 'panel', 'data-testid': 'participants-toggle', 'aria-expanded': String(this.ui.panel), 'aria-controls': 'participants-panel',
         onclick: () => { this.ui.panel = !this.ui.panel; this.#rerender(); } }, `People (${Object.keys(s.participants).length + 1})`),
     ]);
@@ -123,28 +137,37 @@ export class MeetingView {
 
   // ---------------------------------------------------------------- tiles
 
-  /** Tiles to show, main first, with the layout mode. */
+  /**
+   * Tiles to show: `main` on the stage, `rest` in the film strip, and the page of remote videos shown (only
+   * those are subscribed: #reportViewport names them, the SDK unsubscribes the others).
+   */
   #layout(s) {
     const selfId = s.self.participant_id;
-    const tiles = [{ key: 'self:camera', pid: selfId, source: 'camera', self: true, name: (s.self.display_name || 'You') + ' (you)', person: s.self.display_name, role: s.self.role, micOn: s.self.mic.on }];
+    const self = { key: 'self:camera', pid: selfId, source: 'camera', self: true, name: (s.self.display_name || 'You') + ' (you)', person: s.self.display_name, role: s.self.role, micOn: s.self.mic.on };
     const screens = [];
     if (s.self.screen.on) screens.push({ key: 'self:screen', pid: selfId, source: 'screen', self: true, name: 'Your screen', person: s.self.display_name, role: s.self.role });
+    const byPid = new Map();
     for (const p of Object.values(s.participants)) {
-      tiles.push({ key: p.participant_id + ':camera', pid: p.participant_id, source: 'camera', name: p.display_name, role: p.role, micOn: p.publish.audio && !p.muted, connection: p.connection, quality: p.quality });
+      byPid.set(p.participant_id, { key: p.participant_id + ':camera', pid: p.participant_id, source: 'camera', name: p.display_name, role: p.role, micOn: p.publish.audio && !p.muted, connection: p.connection, quality: p.quality });
       if (p.tracks.screen && p.tracks.screen.attached) screens.push({ key: p.participant_id + ':screen', pid: p.participant_id, source: 'screen', name: `${p.display_name}'s screen`, person: p.display_name, role: p.role });
     }
-    if (screens.length) return { mode: 'screen', main: [screens[0]], rest: [...screens.slice(1), ...tiles] };
-    const pinned = this.ui.pinned && tiles.find((t) => t.key === this.ui.pinned);
-    if (this.ui.layout === 'speaker' || pinned) {
-      const speaker = tiles.find((t) => !t.self && s.activeSpeakers[0] === t.pid);
-      const main = pinned || speaker || tiles.find((t) => !t.self) || tiles[0];
-      return { mode: 'speaker', main: [main], rest: tiles.filter((t) => t !== main) };
+    this.paging.sync([...byPid.keys()], s.activeSpeakers);
+    const aspect = cameraAspect(this.tiles.values());
+    const pinned = this.ui.pinned && (this.ui.pinned === 'self:camera' ? self : byPid.get(this.ui.pinned.split(':')[0]));
+    if (screens.length || this.ui.layout === 'speaker' || pinned) {
+      // one big tile (a screen share, the pinned person, the active speaker) and a paged film strip
+      const speaker = byPid.get(s.activeSpeakers.find((x) => byPid.has(x)));
+      const main = screens[0] || pinned || speaker || byPid.get(this.paging.order[0]) || self;
+      const pg = this.paging.view(stripPageSize(this.stageWrap, aspect), []);
+      const strip = pg.ids.filter((pid) => pid !== main.pid || main.source === 'screen').map((pid) => byPid.get(pid));
+      return { mode: screens.length ? 'screen' : 'speaker', main: [main], rest: [...screens.slice(1), ...(main === self ? [] : [self]), ...strip], pg, aspect };
     }
-    return { mode: 'grid', main: tiles, rest: [] };
+    const pg = this.paging.view(gridPageSize(this.stage, this.ui.pageSize, aspect), s.activeSpeakers);
+    return { mode: 'grid', main: [self, ...pg.ids.map((pid) => byPid.get(pid))], rest: [], pg, aspect };
   }
 
   #renderTiles(s) {
-    const { mode, main, rest } = this.#layout(s);
+    const { mode, main, rest, pg, aspect } = this.#layout(s);
     this.stage.dataset.mode = mode;
     this.stage.dataset.count = String(main.length);
     this.el.dataset.layout = mode;
@@ -166,8 +189,20 @@ export class MeetingView {
     place(this.stage, main);
     place(this.strip, rest);
     this.strip.hidden = rest.length === 0;
-    for (const [k, t] of this.tiles) if (!seen.has(k)) { t.el.remove(); this.tiles.delete(k); }
+    for (const [k, t] of this.tiles) if (!seen.has(k)) { t.el.remove(); t.video.srcObject = null; this.tiles.delete(k); }
+    for (const t of this.strip.children) t.style.width = Math.round(STRIP_HEIGHT * aspect) + 'px';
+    const pagerKey = JSON.stringify([pg.page, pg.pages, pg.hidden]);
+    if (pagerKey !== this.pagerKey) { this.pagerKey = pagerKey; renderPager(this.pager, pg, (d) => { this.paging.turn(d); this.#renderTiles(this.state); }); }
+    const screenMain = main.length === 1 && main[0].source === 'screen';
+    const g = fitStage(this.stage, main.length, screenMain ? 16 / 9 : aspect);
+    this.stage.dataset.tileWidth = String(g.tileWidth);
     this.#reportViewportSoon();
+  }
+
+  /** A video's size became known or changed: the aspect may have changed the best grid. */
+  #fitSoon() {
+    cancelAnimationFrame(this.fitRaf);
+    this.fitRaf = requestAnimationFrame(() => { if (this.state) this.#renderTiles(this.state); });
   }
 
   #tile(t, s) {
@@ -175,6 +210,7 @@ export class MeetingView {
     if (!tile) {
       const video = h('video', { autoplay: true, playsinline: true, muted: true });
       video.muted = true; // audio plays through the <audio> elements
+      video.addEventListener('resize', () => this.#fitSoon());
       const avatar = h('div', { class: 'avatar', 'aria-hidden': 'true' });
       const caption = h('figcaption', {});
       const pin = h('button', { class: 'pin', 'data-focus': 'pin-' + t.key, onclick: () => { this.ui.pinned = this.ui.pinned === t.key ? null : t.key; this.#rerender(); this.#reportViewportSoon(); } });
@@ -253,11 +289,12 @@ export class MeetingView {
     for (const t of this.tiles.values()) {
       if (t.key.startsWith('self:')) continue;
       const [pid, source] = t.key.split(':');
-      const tr = s.participants[pid]?.tracks?.[source];
-      if (!tr?.trackId) continue;
+      // a camera whose track_published we missed still has the id every Parley client's camera has (mid 1)
+      const trackId = s.participants[pid]?.tracks?.[source]?.trackId || (source === 'camera' ? `${pid}:1` : null);
+      if (!trackId) continue;
       const r = t.el.getBoundingClientRect();
       const big = t.el.parentElement === this.stage;
-      const entry = { track_id: tr.trackId, max_width: Math.round(r.width * devicePixelRatio), max_height: Math.round(r.height * devicePixelRatio), max_fps: source === 'screen' ? 15 : big ? 30 : 15 };
+      const entry = { track_id: trackId, max_width: Math.round(r.width * devicePixelRatio), max_height: Math.round(r.height * devicePixelRatio), max_fps: source === 'screen' ? 15 : big ? 30 : 15 };
       // a pinned tile is what this person chose to watch: the SFU gives it the budget before the active speaker
       if (this.ui.pinned === t.key) entry.pinned = true;
       out.push(entry);
@@ -285,8 +322,9 @@ export class MeetingView {
       const waitingSection = h('section', { class: 'waiting', 'aria-label': 'Waiting room' }, waitingTitle, waitingList);
       const inTitle = h('h3', {});
       const list = h('ul', { class: 'plist' });
-      this.sideEls = { waitingSection, waitingTitle, waitingList, inTitle, list, waitingRows: new Map(), rows: new Map() };
-      replace(this.side, [h('h2', {}, 'People'), waitingSection, inTitle, list]);
+      const pager = h('div', { class: 'pager', hidden: true, 'data-testid': 'roster-pager' });
+      this.sideEls = { waitingSection, waitingTitle, waitingList, inTitle, list, pager, waitingRows: new Map(), rows: new Map() };
+      replace(this.side, [h('h2', {}, 'People'), waitingSection, inTitle, list, pager]);
     }
     const e = this.sideEls;
     this.side.hidden = !this.ui.panel;
@@ -303,7 +341,12 @@ export class MeetingView {
     const others = Object.values(s.participants).sort((x, y) => roleRank(x.role) - roleRank(y.role) || x.display_name.localeCompare(y.display_name));
     e.inTitle.textContent = `In the meeting (${others.length + 1})`;
     const latest = latestCommands(s.commands);
-    const rows = [{ self: true, participant_id: 'self' }, ...others];
+    const all = [{ self: true, participant_id: 'self' }, ...others];
+    // paged: a large meeting's roster is never a thousand DOM rows
+    const rpg = pageOf(all.map((p) => p.participant_id), this.ui.rosterPage, ROSTER_PAGE);
+    this.ui.rosterPage = rpg.page;
+    const rows = all.slice(rpg.page * ROSTER_PAGE, rpg.page * ROSTER_PAGE + ROSTER_PAGE);
+    renderPager(e.pager, rpg, (d) => { this.ui.rosterPage += d; this.keys.side = null; this.#renderSide(this.state); }, 'people');
     keyedList(e.list, rows, (p) => p.participant_id,
       (p) => p.self ? JSON.stringify([s.self.display_name, s.self.role, s.self.mic.on])
         : JSON.stringify([p.display_name, p.role, p.publish, p.connection, p.muted, mod, s.self.role, latest[p.participant_id] || null]),
@@ -329,7 +372,7 @@ export class MeetingView {
       ROLE_LABEL[p.role] ? h('span', { class: 'role' }, ROLE_LABEL[p.role]) : null,
       p.connection === 'reconnecting' ? h('span', { class: 'role warn' }, 'Reconnecting') : null,
       h('span', { class: 'mic ' + (p.publish.audio && !p.muted ? 'on' : 'off'), role: 'img', 'aria-label': p.publish.audio ? 'Microphone allowed' : 'Muted by host' }),
-      cmd ? h('span', { class: 'cmd-state', 'data-testid': 'cmd-state', 'data-state': cmd.state, 'data-enforcement': cmd.media_enforcement || '' ,
+      mod && cmd ? h('span', { class: 'cmd-state', 'data-testid': 'cmd-state', 'data-state': cmd.state, 'data-enforcement': cmd.media_enforcement || '' ,
         title: 'committed = saved by the server; applied = enforced by the media server' }, `${cmdLabel(cmd.type)}: ${cmd.media_enforcement === 'applied' || cmd.state === 'applied' ? 'applied' : cmd.state === 'failed' ? 'failed' : cmd.media_enforcement === 'not_required' ? 'done' : 'committed, applying…'}`) : null,
       mod && p.role !== 'host' ? h('details', { class: 'pmenu', 'data-key': 'menu-' + pid },
         h('summary', { 'data-focus': 'menu-' + pid, 'aria-label': `Actions for ${p.display_name}` }, 'Actions'),

@@ -87,6 +87,8 @@ export class ParleyClient {
     this.mediaGeneration = 0;
     this.generationSwitching = false;
     this.viewport = [];
+    /** setViewport was called: remote videos it does not name are not watched (paged video) */
+    this.viewportSet = false;
     /** @type {any} timer handle */ this.viewportTimer = null;
     /** @type {any} timer handle */ this.statsTimer = null;
     /** @type {any} timer handle */ this.rosterTimer = null;
@@ -559,7 +561,11 @@ export class ParleyClient {
     if (ev.type === 'new_generation_required') this.#onSignal({ ...ev, type: 'new_generation_required', sfu_pod: ev.sfu_pod ?? ev.detail });
     if (ev.type === 'recording_state') this.#followRecording();
     if (ev.type === 'publisher_layers') this.#applyPublisherLayers(ev);
-    if (['track_published', 'track_unpublished'].includes(ev.type) && String(ev.participant_id ?? ev.detail) !== this.state.self.participant_id) this.#refreshSubscriptionsSoon();
+    if (['track_published', 'track_unpublished'].includes(ev.type) && String(ev.participant_id ?? ev.detail) !== this.state.self.participant_id) {
+      this.#refreshSubscriptionsSoon();
+      // paged video: a new video off the page is said to be unwatched at once (the SFU gave it a free slot)
+      if (this.viewportSet && ev.type === 'track_published') this.setViewport(this.viewport);
+    }
     if (['transport_replaced', 'transport_closed', 'transport_failed'].includes(ev.type) && String(ev.participant_id ?? ev.detail) === this.state.self.participant_id
         && Number(ev.transport_generation ?? this.state.transportGeneration) >= this.state.transportGeneration) {
       this.newGeneration(ev.type);
@@ -758,6 +764,7 @@ export class ParleyClient {
    */
   setViewport(tracks) {
     this.viewport = tracks;
+    this.viewportSet = true;
     clearTimeout(this.viewportTimer);
     this.viewportTimer = setTimeout(() => this.#sendViewport(), 150);
   }
@@ -778,14 +785,30 @@ export class ParleyClient {
   subscription() {
     const id = this.pinned;
     const pinnedNow = (tr) => !!tr.pinned || (id != null && (tr.track_id === id || tr.track_id.startsWith(`${id}:`)));
-    const tracks = this.viewport.map((tr) => {
+    const tracks = this.aoi.filter(this.viewport.map((tr) => {
       const { pinned, ...rest } = tr;
       return pinnedNow(tr) ? { ...rest, pinned: true } : rest;
-    });
-    for (const old of this.sentPins ?? []) {
-      if (!tracks.some((tr) => tr.track_id === old)) tracks.push({ track_id: old, max_width: 0, max_height: 0, max_fps: 0 });
+    }));
+    const named = new Set(tracks.map((tr) => tr.track_id));
+    const unwatched = (id) => { if (!named.has(id)) { named.add(id); tracks.push({ track_id: id, max_width: 0, max_height: 0, max_fps: 0 }); } };
+    for (const old of this.sentPins ?? []) unwatched(old);
+    // paged video: every remote video not in the viewport is not watched (0 x 0): the SFU frees its slot
+    // (area of interest: a video outside the interest set is left out of the viewport above, so it is not watched)
+    if (this.viewportSet) for (const id of this.#remoteVideoIds()) unwatched(id);
+    return tracks;
+  }
+
+  /** Track ids of the remote cameras and screens we know of: published (roster) or on one of our slots now. */
+  #remoteVideoIds() {
+    const out = new Set();
+    for (const p of Object.values(this.state.participants)) {
+      for (const src of ['camera', 'screen']) {
+        const id = p.tracks?.[src]?.trackId;
+        if (id) out.add(id);
+      }
     }
-    return this.aoi.filter(tracks);
+    for (const ref of this.media?.slots?.values() ?? []) if (ref.kind === 'video') out.add(ref.trackId);
+    return out;
   }
 
   #sendViewport() {

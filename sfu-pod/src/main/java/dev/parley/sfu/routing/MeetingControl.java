@@ -243,7 +243,7 @@ public final class MeetingControl {
 
     /** Video goes to a free slot; audio slots follow the meeting's top-N plan ({@link AudioTopN}). */
     private void assignToFreeSlot(Participant sub, PublishedTrack t) {
-        if (!t.video) return;
+        if (!t.video || sub.unwatched.contains(t.trackId)) return;
         for (Slot s : sub.slots) if (s.track == t) return;
         for (Slot s : sub.slots) {
             if (s.track == null && s.carries(t)) {
@@ -323,8 +323,26 @@ public final class MeetingControl {
         Participant p = m.participants.get(participantId);
         if (p == null) throw new ControlException.NotFound("unknown participant");
         p.applySubscriptions(tracks);
+        watchOnly(p, tracks);
         m.audio.replan(p, System.nanoTime(), router.events, false);                    // a pin may have moved an audio slot
         return assignments(p);
+    }
+
+    /**
+     * Paged video: a video the subscriber no longer watches (0 × 0) gives up its slot, and a watched video
+     * without a slot takes a free one (it starts at its next keyframe; the answer carries the new slot map).
+     */
+    private void watchOnly(Participant p, List<TrackSubscription> tracks) {
+        for (Slot s : p.slots) {
+            if (s.video && s.track != null && p.unwatched.contains(s.track.trackId)) { s.track.slots.remove(s); s.detach(); }
+        }
+        for (TrackSubscription ts : tracks) {
+            if (p.unwatched.contains(ts.trackId())) continue;
+            int colon = ts.trackId().lastIndexOf(':');
+            Participant owner = colon > 0 ? p.meeting.participants.get(ts.trackId().substring(0, colon)) : null;
+            PublishedTrack t = owner == null || owner == p ? null : owner.tracksByMid.get(ts.trackId().substring(colon + 1));
+            if (t != null) assignToFreeSlot(p, t);
+        }
     }
 
     /**

@@ -44,6 +44,8 @@ public final class Participant {
     final Map<String, int[]> wanted = new HashMap<>();
     /** Track ids this subscriber pinned ({@code subscribe} entries with {@code pinned: true}). */
     final Set<String> pinned = new HashSet<>();
+    /** Videos this subscriber does not watch (a {@code subscribe} entry of 0 × 0: off its page): no slot carries them. */
+    final Set<String> unwatched = new HashSet<>();
     /**
      * What the publisher's client declared per publish mid ({@code camera | screen | microphone}); an undeclared
      * mid is a camera or microphone. Kept across renegotiations: each publish offer that names sources replaces it.
@@ -117,6 +119,8 @@ public final class Participant {
             wanted.put(ts.trackId(), new int[]{ts.maxWidth(), ts.maxHeight(), ts.maxFps()});
             if (ts.pinned()) pinned.add(ts.trackId());
             else pinned.remove(ts.trackId());
+            if (ts.maxWidth() == 0 && ts.maxHeight() == 0) unwatched.add(ts.trackId());
+            else unwatched.remove(ts.trackId());
             for (Slot s : slots) {
                 if (s.track != null && s.track.trackId.equals(ts.trackId())) { s.maxWidth = ts.maxWidth(); s.maxHeight = ts.maxHeight(); }
             }
