@@ -29,6 +29,7 @@ import { qualityLevel, intervalLossPct } from './quality.js';
  *           "Top-N audio"). Absent: one audio slot per remote participant, as before.
  * @property {{pcConfig:() => Object, attach:(pc:RTCPeerConnection) => void}} [e2ee]  end-to-end encrypted meeting:
  *           every sender and receiver goes behind the frame-encryption worker before it is negotiated (e2ee/)
+ * @property {import('./join-timeline.js').JoinTimeline} [timeline]  marks offer/answer and follows the subscribe connection
  */
 
 /** Simulcast encodings of the camera, lowest first: the SFU numbers layers in this (SDP rid) order. */
@@ -112,6 +113,7 @@ export class MediaSession {
     this.sub = new RTCPeerConnection(cfg);
     this.#watch(this.pub, 'publish');
     this.#watch(this.sub, 'subscribe');
+    this.o.timeline?.watch(this.sub);
     const stream = new MediaStream();
     this.senders.microphone = this.pub.addTransceiver(local.microphone || 'audio', { direction: 'sendonly', streams: [stream] });
     /** @type {RTCRtpTransceiverInit} */
@@ -162,6 +164,7 @@ export class MediaSession {
       this.pendingAnswers.delete(kind);
       throw new Error('signaling not open');
     }
+    this.o.timeline?.mark(kind === 'subscribe' ? 'offer_sent' : 'publish_offer_sent');
     return answerP;
   }
 
@@ -205,6 +208,7 @@ export class MediaSession {
     if (!pc || this.closed) return;
     try {
       await pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp });
+      this.o.timeline?.mark(kind === 'subscribe' ? 'answer_received' : 'publish_answer_received');
       if (kind === 'subscribe' && msg.slot_assignments) this.applySlotAssignments(msg.slot_assignments);
       if (pending) { clearTimeout(pending.timer); this.pendingAnswers.delete(kind); pending.resolve(); }
     } catch (e) {
