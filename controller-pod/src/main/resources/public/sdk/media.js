@@ -135,7 +135,9 @@ export class MediaSession {
     const n = slotsNeeded(remoteCount, undefined, undefined, this.o.audioTopN);
     for (let i = 0; i < n.audio; i++) this.sub.addTransceiver('audio', { direction: 'recvonly' });
     for (let i = 0; i < n.video; i++) this.sub.addTransceiver('video', { direction: 'recvonly' });
-    await Promise.all([this.#negotiate('publish'), this.#negotiate('subscribe')]);
+    // Subscribe first: the controller relays one socket's offers in order, and the first remote frame (time to
+    // join, join-timeline.js) waits on the subscribe answer, not on ours being published.
+    await Promise.all([this.#negotiate('subscribe'), this.#negotiate('publish')]);
   }
 
   /** Which mid carries which source on the publish side (sent with the offer). */
