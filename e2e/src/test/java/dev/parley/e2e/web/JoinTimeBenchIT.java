@@ -44,7 +44,7 @@ class JoinTimeBenchIT {
         try (Playwright pw = Playwright.create(); Browser browser = Chromium.launch(pw)) {
             try {
                 platforms.put("new", LocalPlatform.start(1));
-                if (withOld) platforms.put("old", LocalPlatform.start(1, Map.of(), Path.of(oldController), Path.of(oldSfu)));
+                if (withOld) platforms.put("old", LocalPlatform.start(1, Map.of(), Path.of(oldController), Path.of(oldSfu), Path.of("target", "platform-logs", "old")));
                 for (Map.Entry<String, LocalPlatform> e : platforms.entrySet()) {
                     BrowserParticipant host = new BrowserParticipant(browser, e.getValue().baseUrl(), "Pia Publisher " + e.getKey());
                     hosts.add(host);
