@@ -78,3 +78,13 @@ test('marks that are not steps land in extra, relative to admitted', () => {
   t.mark('publish_offer_sent');
   assert.deepEqual(t.summary().extra, { publish_offer_sent: 7 });
 });
+
+test('a stats snapshot is timed by its own timestamp when it is on the page clock, else by now', async () => {
+  const { statsTime } = await import(pathToFileURL(`${process.env.PARLEY_SDK_DIR}/join-timeline.js`).href);
+  const origin = performance.timeOrigin;
+  const now = performance.now();
+  assert.ok(Math.abs(statsTime(origin + now - 400, now) - (now - 400)) < 0.01, 'taken 400 ms before getStats resolved');
+  assert.equal(statsTime(undefined, now), now);
+  assert.equal(statsTime(now - 400, now), now, 'not epoch ms: not trusted');
+  assert.equal(statsTime(origin + now + 10_000, now), now, 'in the future: not trusted');
+});

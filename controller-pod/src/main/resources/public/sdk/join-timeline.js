@@ -72,9 +72,10 @@ export class JoinTimeline {
 
   /** @param {RTCStatsReport} report */
   #read(report) {
-    const at = this.now();
+    const now = this.now();
     report.forEach((s) => {
       if (s.type !== 'inbound-rtp' || s.kind !== 'video') return;
+      const at = statsTime(s.timestamp, now);
       if ((s.packetsReceived ?? 0) > 0) this.mark('first_rtp', at);
       if ((s.framesReceived ?? 0) > 0 || (s.framesDecoded ?? 0) > 0) this.mark('first_frame', at);
       if ((s.framesDecoded ?? 0) > 0 && this.marks.first_decoded == null) {
@@ -113,6 +114,18 @@ export class JoinTimeline {
     const complete = steps.every((s) => s.atMs != null);
     return { complete, totalMs: rel(this.marks.first_decoded), steps, extra, keyframeRequests: this.keyframeRequests };
   }
+}
+
+/**
+ * When a stats snapshot was taken, on the performance.now() clock: a busy page may resolve getStats() long after
+ * (hundreds of ms on a loaded machine), so its own timestamp (ms since the epoch in Chromium) is the better time.
+ * Falls back to `now` when the timestamp is missing or not plausibly on that clock.
+ */
+export function statsTime(timestamp, now) {
+  const origin = globalThis.performance?.timeOrigin;
+  if (typeof timestamp !== 'number' || !origin || timestamp < origin) return now;
+  const t = timestamp - origin;
+  return t <= now + 5 && t > now - GIVE_UP_MS ? t : now;
 }
 
 /** One line for logs: `total 512 ms: transport_requested +3 transport_answered +40 …`. */

@@ -21,8 +21,11 @@ class JoinTimelineBrowserIT {
     @RegisterExtension
     static final BrowserPlatform<LocalPlatform> env = BrowserPlatform.of(() -> LocalPlatform.missing(1), () -> LocalPlatform.start(1));
 
-    /** The probe and the SDK each poll getStats every JoinTimes.PROBE_MS: they may differ by a few periods. */
-    private static final double AGREE_MS = 8 * JoinTimes.PROBE_MS;
+    /**
+     * The probe and the SDK each poll getStats every JoinTimes.PROBE_MS and may see different snapshots: on this
+     * loaded machine a timer fires late by a few periods. A timeline on the wrong origin or clock is off by far more.
+     */
+    private static final double AGREE_MS = 250;
 
     @Test
     void everyJoinHasACompleteOrderedTimelineThatAgreesWithAnOutsideProbe() {

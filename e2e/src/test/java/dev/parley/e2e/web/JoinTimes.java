@@ -31,8 +31,10 @@ final class JoinTimes {
             const sub = c?.media?.sub;
             if (sub && probe.admittedAt != null) {
               try {
-                const at = performance.now();
+                const asked = performance.now();
                 (await sub.getStats()).forEach((s) => {
+                  // the snapshot's own time (epoch ms in Chromium): getStats may resolve late on a busy machine
+                  const at = s.timestamp > performance.timeOrigin ? s.timestamp - performance.timeOrigin : asked;
                   if (s.type === 'inbound-rtp' && s.kind === 'video' && s.framesDecoded > 0 && probe.firstDecodedAt == null) probe.firstDecodedAt = at;
                 });
               } catch (e) { /* closed meanwhile */ }
