@@ -88,3 +88,17 @@ test('a stats snapshot is timed by its own timestamp when it is on the page cloc
   assert.equal(statsTime(now - 400, now), now, 'not epoch ms: not trusted');
   assert.equal(statsTime(origin + now + 10_000, now), now, 'in the future: not trusted');
 });
+
+test('a new generation during the join hands the watch over to its subscribe connection', async () => {
+  const t = new JoinTimeline();
+  const first = new BrowserPc(), second = new BrowserPc();
+  t.mark('admitted');
+  t.watch(first);
+  t.watch(second);
+  first.video = { packetsReceived: 9, framesReceived: 3, framesDecoded: 3 };   // the old one is no longer read
+  await sleep(50);
+  assert.equal(t.summary().totalMs, null);
+  second.video = { packetsReceived: 9, framesReceived: 1, framesDecoded: 1 };
+  await sleep(50);
+  assert.notEqual(t.summary().totalMs, null);
+});

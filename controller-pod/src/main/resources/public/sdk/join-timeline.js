@@ -52,9 +52,13 @@ export class JoinTimeline {
     if (step === 'first_decoded') this.#finish();
   }
 
-  /** Follow the subscribe connection of the first generation until its first decoded video frame. */
+  /**
+   * Follow a subscribe connection until the first decoded video frame. A new transport generation during the join
+   * hands over to its connection (the steps already marked stay: the first time counts).
+   */
   watch(pc) {
-    if (this.watched || this.reported) return;
+    if (this.watched === pc || this.reported) return;
+    clearTimeout(this.pollTimer);
     this.watched = pc;
     const ice = () => { const s = pc.iceConnectionState; if (s === 'connected' || s === 'completed') this.mark('ice_connected'); };
     const conn = () => { if (pc.connectionState === 'connected') { this.mark('ice_connected'); this.mark('dtls_connected'); } };
@@ -63,7 +67,7 @@ export class JoinTimeline {
     const started = this.now();
     const poll = async () => {
       this.pollTimer = null;
-      if (this.reported || pc.connectionState === 'closed') return;
+      if (this.reported || this.watched !== pc || pc.connectionState === 'closed') return;
       try { this.#read(await pc.getStats()); } catch { /* closed meanwhile */ }
       if (!this.reported && this.now() - started < GIVE_UP_MS) this.pollTimer = setTimeout(poll, POLL_MS);
     };
