@@ -53,6 +53,8 @@
  * @property {{level: string, code: string, text: string}} notice   every refusal or warning the UI should show
  * @property {{event: ControlEvent, cursor: string|null}} event     every control event applied, as received
  * @property {{participants: string[], sequence: number}} interest  area of interest: who is within our radius now (aoi.js)
+ * @property {{complete: boolean, totalMs: number|null, steps: {step: string, atMs: number|null, deltaMs: number|null}[], extra: Object<string, number>, keyframeRequests: {pliCount: number, firCount: number, nackCount: number}|null}} join_timeline
+ *           the first remote video frame of this join was decoded: where the time went since admission (join-timeline.js)
  */
 
 /**

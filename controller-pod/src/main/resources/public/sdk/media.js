@@ -29,6 +29,7 @@ import { qualityLevel, intervalLossPct } from './quality.js';
  *           "Top-N audio"). Absent: one audio slot per remote participant, as before.
  * @property {{pcConfig:() => Object, attach:(pc:RTCPeerConnection) => void}} [e2ee]  end-to-end encrypted meeting:
  *           every sender and receiver goes behind the frame-encryption worker before it is negotiated (e2ee/)
+ * @property {import('./join-timeline.js').JoinTimeline} [timeline]  marks offer/answer and follows the subscribe connection
  */
 
 /** Simulcast encodings of the camera, lowest first: the SFU numbers layers in this (SDP rid) order. */
@@ -112,6 +113,7 @@ export class MediaSession {
     this.sub = new RTCPeerConnection(cfg);
     this.#watch(this.pub, 'publish');
     this.#watch(this.sub, 'subscribe');
+    this.o.timeline?.watch(this.sub);
     const stream = new MediaStream();
     this.senders.microphone = this.pub.addTransceiver(local.microphone || 'audio', { direction: 'sendonly', streams: [stream] });
     /** @type {RTCRtpTransceiverInit} */
@@ -133,7 +135,9 @@ export class MediaSession {
     const n = slotsNeeded(remoteCount, undefined, undefined, this.o.audioTopN);
     for (let i = 0; i < n.audio; i++) this.sub.addTransceiver('audio', { direction: 'recvonly' });
     for (let i = 0; i < n.video; i++) this.sub.addTransceiver('video', { direction: 'recvonly' });
-    await Promise.all([this.#negotiate('publish'), this.#negotiate('subscribe')]);
+    // Subscribe first: the controller relays one socket's offers in order, and the first remote frame (time to
+    // join, join-timeline.js) waits on the subscribe answer, not on ours being published.
+    await Promise.all([this.#negotiate('subscribe'), this.#negotiate('publish')]);
   }
 
   /** Which mid carries which source on the publish side (sent with the offer). */
@@ -162,6 +166,7 @@ export class MediaSession {
       this.pendingAnswers.delete(kind);
       throw new Error('signaling not open');
     }
+    this.o.timeline?.mark(kind === 'subscribe' ? 'offer_sent' : 'publish_offer_sent');
     return answerP;
   }
 
@@ -205,6 +210,7 @@ export class MediaSession {
     if (!pc || this.closed) return;
     try {
       await pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp });
+      this.o.timeline?.mark(kind === 'subscribe' ? 'answer_received' : 'publish_answer_received');
       if (kind === 'subscribe' && msg.slot_assignments) this.applySlotAssignments(msg.slot_assignments);
       if (pending) { clearTimeout(pending.timer); this.pendingAnswers.delete(kind); pending.resolve(); }
     } catch (e) {

@@ -18,6 +18,7 @@ import { worseQuality } from './quality.js';
 import { Emitter, eventsFromControl, eventsFromState } from './events.js';
 import { AreaOfInterest } from './aoi.js';
 import { E2ee, transformPath } from './e2ee/e2ee.js';
+import { JoinTimeline } from './join-timeline.js';
 
 export { ApiClient, SignalingClient, MediaSession, Store, CommandQueue, ParleyError, describeCode, Emitter };
 /** @typedef {import('./events.js').ParleyEventMap} ParleyEventMap */
@@ -95,6 +96,8 @@ export class ParleyClient {
     this.lastServerSpeakersAt = 0;
     /** @type {{joinClickedAt:number, admittedAt:number, firstRemoteFrameAt:number, generations:Object[], [k:string]:any}} */
     this.metrics = { joinClickedAt: 0, admittedAt: 0, firstRemoteFrameAt: 0, generations: [] };
+    /** Admitted → first decoded remote frame, step by step (join-timeline.js); `join_timeline` event when done. */
+    this.timeline = new JoinTimeline({ onComplete: (s) => this.events.emit('join_timeline', s) });
     // `online` and `navigator.connection` change often fire together: one ICE restart per burst.
     this.onNetworkChange = () => { clearTimeout(this.networkTimer); this.networkTimer = setTimeout(() => this.#networkChanged(), 250); };
     // Offline: say so at once (the peer connections notice only seconds later); `online` heals.
@@ -200,6 +203,7 @@ export class ParleyClient {
       throw err;
     }
     this.metrics.admittedAt = performance.now();
+    this.timeline.mark('admitted', this.metrics.admittedAt);
     await this.#connect();
   }
 
@@ -250,6 +254,7 @@ export class ParleyClient {
       };
     }
     let r;
+    this.timeline.mark('transport_requested');
     try {
       r = await this.api.createTransport(/** @type {string} */ (this.meetingId), /** @type {string} */ (this.state.self.participant_id), this.transportAttempt.body,
         { idempotencyKey: this.transportAttempt.key });
@@ -262,6 +267,7 @@ export class ParleyClient {
       }
       throw e;
     }
+    this.timeline.mark('transport_answered');
     this.transportExpected = Number(r.transport_generation);
     this.sfuPod = ticketClaims(r.connect_ticket)?.sfu ?? null;
     const gen = Number(r.transport_generation ?? this.state.transportGeneration);
@@ -304,6 +310,7 @@ export class ParleyClient {
     if (st === 'open') {
       this.sigOpen = true;
       this.#markStep('socketOpenAt');
+      this.timeline.mark('socket_joined');
       this.store.set({ cursor: /** @type {SignalingClient} */ (this.signaling).cursor.value });
       if (this.encryptionMode === 'e2ee') this.#e2eeSession().socketOpen();
       // Same generation and media still alive: a socket resume. Otherwise start media for this generation.
@@ -364,6 +371,7 @@ export class ParleyClient {
       answerTimeoutMs: 10000,
       simulcast: this.opts.simulcast ?? 'auto',
       svc: this.opts.svc ?? false,
+      timeline: this.timeline,
     });
     this.media = media;
     const local = {
@@ -1163,14 +1171,19 @@ export class ParleyClient {
     this.e2ee = null;
     clearInterval(this.statsTimer);
     clearInterval(this.rosterTimer);
+    this.timeline.stop();
     this.#removeNetworkListeners();
     this.store.set({ admission: 'left' });
     this.#setConnection('closed', 'left');
   }
 
+  /** Where the time of this join went, step by step (join-timeline.js): complete once a remote frame is decoded. */
+  joinTimeline() { return this.timeline.summary(); }
+
   /** Numbers for tests and diagnostics (no secrets). */
   debug() {
     return {
+      joinTimeline: this.timeline.summary(),
       cursor: this.signaling?.cursor.value ?? null,
       resumes: this.signaling?.resumes ?? 0,
       resumeLog: this.signaling?.resumeLog ?? [],

@@ -38,9 +38,18 @@ final class LocalPlatform implements AutoCloseable {
     final String internalSecret = UUID.randomUUID().toString();
     final List<PodProcess> sfus = new ArrayList<>();
     final Map<String, Integer> sfuInternalPorts = new HashMap<>();
+    private final Path controllerJar;
+    private final Path sfuJar;
+    private final Path logDir;
     private EtcdCluster etcd;
     private PodProcess controller;
     private String baseUrl;
+
+    private LocalPlatform(Path controllerJar, Path sfuJar, Path logDir) {
+        this.controllerJar = controllerJar;
+        this.sfuJar = sfuJar;
+        this.logDir = logDir;
+    }
 
     /** Why the platform cannot run here, or null when it can (with {@code sfuCount} SFUs). */
     static String missing(int sfuCount) {
@@ -56,7 +65,12 @@ final class LocalPlatform implements AutoCloseable {
 
     /** With extra environment for every SFU (e.g. {@code PARLEY_SFU_TEST_HOOKS=true}). */
     static LocalPlatform start(int sfuCount, Map<String, String> sfuEnv) throws Exception {
-        LocalPlatform p = new LocalPlatform();
+        return start(sfuCount, sfuEnv, CONTROLLER_JAR, SFU_JAR, Path.of("target", "platform-logs"));
+    }
+
+    /** From other jars than this tree's, logging into {@code logDir} (bench/join runs an older build beside this one). */
+    static LocalPlatform start(int sfuCount, Map<String, String> sfuEnv, Path controllerJar, Path sfuJar, Path logDir) throws Exception {
+        LocalPlatform p = new LocalPlatform(controllerJar, sfuJar, logDir);
         try {
             p.boot(sfuCount, sfuEnv);
             return p;
@@ -86,7 +100,7 @@ final class LocalPlatform implements AutoCloseable {
             env.put("PARLEY_INTERNAL_PORT", Integer.toString(internal));
             env.put("PARLEY_TICKET_PUBLIC_JWK", ticketKey.toPublicJWK().toJSONString());
             env.putAll(sfuEnv);
-            PodProcess sfu = PodProcess.start("sfu-" + i, SFU_JAR, env);
+            PodProcess sfu = PodProcess.start("sfu-" + i, sfuJar, env, logDir);
             sfus.add(sfu);
             sfuInternalPorts.put(sfu.name(), internal);
             // one JVM at a time: on a small shared machine concurrent starts time out on etcd
@@ -110,7 +124,7 @@ final class LocalPlatform implements AutoCloseable {
         env.put("PARLEY_ETCD_ENDPOINTS", etcdEndpoints);
         env.put("PARLEY_INTERNAL_SECRET", internalSecret);
         env.put("PARLEY_LEASE_TTL_SECONDS", "5");
-        controller = PodProcess.start("controller-0", CONTROLLER_JAR, env);
+        controller = PodProcess.start("controller-0", controllerJar, env, logDir);
         controller.awaitReady("http://127.0.0.1:" + http + "/health/readiness", Duration.ofSeconds(90));
     }
 

@@ -170,6 +170,19 @@ public final class Router implements TransportListener {
         if (!pub) for (Slot s : p.slots) if (s.track != null && s.track.video) for (Layer l : s.track.layers) rtcp.requestKeyframe(l, now, true);
     }
 
+    /**
+     * A subscriber's DTLS handshake began: ask its slots' publishers for keyframes now rather than only once DTLS is
+     * done (onConnected asks again), so the first decodable frame is not a whole PLI → keyframe round behind the
+     * handshake (time to join: docs/sfu.md "Time to join").
+     */
+    @Override
+    public void onHandshakeStarted(WebRtcTransport t) {
+        Participant p = owners.get(t);
+        if (p == null || p.subscribe != t) return;
+        long now = System.nanoTime();
+        for (Slot s : p.slots) if (s.track != null && s.track.video) for (Layer l : s.track.layers) rtcp.requestKeyframe(l, now, true);
+    }
+
     @Override
     public void onFailed(WebRtcTransport t, String reason) {
         LOG.info("transport {} failed: {}", t.id(), reason);

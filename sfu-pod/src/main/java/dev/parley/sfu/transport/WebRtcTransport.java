@@ -80,7 +80,7 @@ public final class WebRtcTransport {
         if (state == State.CLOSED || state == State.FAILED) return;
         lastConsentNanos = now;
         if (selected == null || useCandidate) selected = path;
-        if (state == State.NEW) startDtls();
+        if (state == State.NEW) { startDtls(); listener.onHandshakeStarted(this); }
     }
 
     private void startDtls() {
