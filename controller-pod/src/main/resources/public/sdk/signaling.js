@@ -15,6 +15,7 @@ const FATAL = new Set(['removed', 'participant_removed', 'banned', 'rejoin_forbi
  * @property {() => Promise<{url:string, ticket:string}>} getTicket  fresh endpoint + single-use ticket
  * @property {(msg:Object) => void} onMessage       every non-event message (answer, offer, slot_assignments, …)
  * @property {(ev:Object, cursor:string|null) => void} onEvent   an event to apply, in order, exactly once (volatile events: cursor null)
+ * @property {(msg:any) => void} [onRosterDelta]  a `roster_delta` to apply as one batch (else its events go to onEvent)
  * @property {() => Promise<string|null>} onResync   fetch a snapshot, apply it, return its control_cursor
  * @property {(state:'connecting'|'open'|'reconnecting'|'failed'|'closed', detail?:Object) => void} onState
  * @property {typeof WebSocket} [WebSocketImpl]

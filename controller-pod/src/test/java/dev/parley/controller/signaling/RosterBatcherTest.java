@@ -56,10 +56,10 @@ class RosterBatcherTest {
         assertThat(d.path("type").asText()).isEqualTo("roster_delta");
         assertThat(d.path("after").asText()).isEqualTo("1.6");
         assertThat(d.path("cursor").asText()).isEqualTo("1.10");
-        // p1 joined and left within the window: one removal; usual values are left out
-        assertThat(d.path("changes").toString()).isEqualTo("[{\"participant_id\":\"p1\",\"op\":\"remove\",\"fields\":{\"reason\":\"left\"}},"
+        // p1 joined and left within the window: one removal; usual values are left out (field order is free)
+        assertThat(d.path("changes")).isEqualTo(JSON.readTree("[{\"participant_id\":\"p1\",\"op\":\"remove\",\"fields\":{\"reason\":\"left\"}},"
                 + "{\"participant_id\":\"p2\",\"op\":\"replace\",\"fields\":{\"display_name\":\"Bo\",\"participant_version\":\"3\",\"role\":\"cohost\",\"publish\":\"audio,screen\"}},"
-                + "{\"participant_id\":\"p3\",\"op\":\"replace\",\"fields\":{\"display_name\":\"Cy\",\"participant_version\":\"1\"}}]");
+                + "{\"participant_id\":\"p3\",\"op\":\"replace\",\"fields\":{\"display_name\":\"Cy\",\"participant_version\":\"1\"}}]"));
     }
 
     @Test
