@@ -39,9 +39,23 @@ final class RosterBatcher {
     private static final Comparator<ControlEvent> ORDER =
             Comparator.comparingLong(ControlEvent::epoch).thenComparingLong(ControlEvent::seq);
 
+    /** Windows a held run may wait for a missing earlier event (a commit published late) before it goes anyway. */
+    static final int MAX_HOLE_WAITS = 2;
+
     private static final class Window {
         final TreeSet<ControlEvent> held = new TreeSet<>(ORDER);
         boolean timerSet;
+        /** The event expected next (after the last one handed out); epoch -1: none yet. */
+        long nextEpoch = -1;
+        long nextSeq;
+        int holeWaits;
+
+        void handedOut(ControlEvent e) {
+            if (e.epoch() > nextEpoch || (e.epoch() == nextEpoch && e.seq() + 1 > nextSeq)) {
+                nextEpoch = e.epoch();
+                nextSeq = e.seq() + 1;
+            }
+        }
     }
 
     private final Map<UUID, Window> windows = new ConcurrentHashMap<>();
@@ -65,18 +79,23 @@ final class RosterBatcher {
                         direct = new ArrayList<>();
                     }
                     w.held.add(e);
-                    if (!w.timerSet) {
-                        w.timerSet = true;
-                        timers.schedule(() -> flush(meetingId, w), RosterCoalescer.WINDOW_MILLIS, TimeUnit.MILLISECONDS);
-                    }
+                    schedule(meetingId, w);
                 } else {
-                    flushHeld(meetingId, w); // older held events first
+                    flushHeld(meetingId, w, true); // older held events first
                     direct.add(e);
+                    w.handedOut(e);
                 }
             }
             if (!direct.isEmpty()) {
                 sink.events(meetingId, direct);
             }
+        }
+    }
+
+    private void schedule(UUID meetingId, Window w) {
+        if (!w.timerSet) {
+            w.timerSet = true;
+            timers.schedule(() -> flush(meetingId, w), RosterCoalescer.WINDOW_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -88,27 +107,47 @@ final class RosterBatcher {
     private void flush(UUID meetingId, Window w) {
         synchronized (w) {
             w.timerSet = false;
-            flushHeld(meetingId, w);
+            flushHeld(meetingId, w, false);
+            if (!w.held.isEmpty()) {
+                schedule(meetingId, w); // waiting for a late earlier event
+            }
         }
     }
 
-    private void flushHeld(UUID meetingId, Window w) {
+    /**
+     * Hands out the held events as runs of consecutive ones. Unless {@code force}, a run that does not follow the
+     * last event handed out (an earlier commit not published yet: concurrent commits finish out of order) waits
+     * up to {@link #MAX_HOLE_WAITS} more windows for it, so the sockets can still take the delta instead of reading
+     * the gap from the log.
+     */
+    private void flushHeld(UUID meetingId, Window w, boolean force) {
         List<ControlEvent> run = new ArrayList<>();
-        for (ControlEvent e : w.held) {
-            ControlEvent prev = run.isEmpty() ? null : run.get(run.size() - 1);
-            if (prev != null && (prev.epoch() != e.epoch() || prev.seq() + 1 != e.seq())) {
-                emit(meetingId, run);
-                run = new ArrayList<>();
+        for (java.util.Iterator<ControlEvent> it = w.held.iterator(); it.hasNext(); ) {
+            ControlEvent e = it.next();
+            boolean follows = run.isEmpty()
+                    ? w.nextEpoch < 0 || e.epoch() != w.nextEpoch || e.seq() <= w.nextSeq
+                    : run.get(run.size() - 1).epoch() == e.epoch() && run.get(run.size() - 1).seq() + 1 == e.seq();
+            if (!follows) {
+                if (!run.isEmpty()) {
+                    emit(meetingId, w, run);
+                    run = new ArrayList<>();
+                }
+                if (!force && w.holeWaits < MAX_HOLE_WAITS) {
+                    w.holeWaits++;
+                    return;
+                }
             }
             run.add(e);
+            it.remove();
         }
         if (!run.isEmpty()) {
-            emit(meetingId, run);
+            emit(meetingId, w, run);
         }
-        w.held.clear();
+        w.holeWaits = 0;
     }
 
-    private void emit(UUID meetingId, List<ControlEvent> run) {
+    private void emit(UUID meetingId, Window w, List<ControlEvent> run) {
+        w.handedOut(run.get(run.size() - 1));
         sink.run(meetingId, run, encode(run));
     }
 

@@ -89,6 +89,28 @@ class RosterBatcherTest {
         assertThat(out).containsExactly("events 1.20", "events 1.21");
     }
 
+    @Test
+    void aRunWaitsAWindowForALateEarlierCommitInsteadOfLeavingAGap() throws Exception {
+        batcher.publish(meeting, List.of(joined(5, "p1", "Ari", "attendee", 1), joined(6, "p2", "Bo", "attendee", 1)));
+        assertThat(await(1).get(0)).startsWith("run 1.5-1.6 ");
+        // seq 7 commits first but is published after 8 and 9, later than one window
+        batcher.publish(meeting, List.of(joined(8, "p4", "Di", "attendee", 1)));
+        batcher.publish(meeting, List.of(joined(9, "p5", "Ed", "attendee", 1)));
+        Thread.sleep(RosterBatcher.MAX_HOLE_WAITS * 100L - 50);
+        assertThat(out).as("8 and 9 wait for 7").hasSize(1);
+        batcher.publish(meeting, List.of(joined(7, "p3", "Cy", "attendee", 1)));
+        assertThat(await(2).get(1)).startsWith("run 1.7-1.9 ");
+    }
+
+    @Test
+    void aRunGoesAnywayWhenTheMissingEventNeverComes() throws Exception {
+        batcher.publish(meeting, List.of(joined(5, "p1", "Ari", "attendee", 1)));
+        await(1);
+        batcher.publish(meeting, List.of(joined(7, "p3", "Cy", "attendee", 1)));
+        List<String> got = await(2);
+        assertThat(got.get(1)).startsWith("run 1.7-1.7 ");
+    }
+
     private List<String> await(int n) throws InterruptedException {
         long deadline = System.nanoTime() + 5_000_000_000L;
         while (out.size() < n && System.nanoTime() < deadline) {
