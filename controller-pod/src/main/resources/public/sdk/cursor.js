@@ -62,4 +62,25 @@ export class CursorTracker {
     this.current = c;
     return 'apply';
   }
+
+  /**
+   * A message that stands for a run of events (a `roster_delta`: after `after` up to `to`). Its changes are
+   * states (set or remove an entry), so applying it over some events of the run we already have is harmless:
+   * it applies when we are anywhere from `after` to just before `to`.
+   * @param {string} after @param {string} to
+   * @returns {'apply'|'duplicate'|'gap'|'epoch_changed'|'invalid'}
+   */
+  offerRange(after, to) {
+    const a = parseCursor(after);
+    const c = parseCursor(to);
+    if (!a || !c || a.epoch !== c.epoch || a.seq >= c.seq) { this.invalid++; return 'invalid'; }
+    const cur = this.current;
+    if (!cur) { this.current = c; return 'apply'; }
+    if (c.epoch < cur.epoch) return 'duplicate';
+    if (c.epoch > cur.epoch) return 'epoch_changed';
+    if (c.seq <= cur.seq) return 'duplicate';
+    if (this.strict && a.seq > cur.seq) return 'gap';
+    this.current = c;
+    return 'apply';
+  }
 }

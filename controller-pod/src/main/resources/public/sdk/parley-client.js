@@ -9,7 +9,7 @@
 import { ApiClient } from './api.js';
 import { SignalingClient } from './signaling.js';
 import { MediaSession } from './media.js';
-import { Store, initialState, applyEvent, applySnapshot, withNotice, canTransition, isModerator } from './state.js';
+import { Store, initialState, applyEvent, applyRosterDelta, applySnapshot, withNotice, canTransition, isModerator } from './state.js';
 import { CommandQueue, isNeverReplayed } from './command-queue.js';
 import { ParleyError, describeCode } from './problem.js';
 import { uuid, idempotencyKey } from './ids.js';
@@ -287,6 +287,7 @@ export class ParleyClient {
       },
       onMessage: (m) => this.#onSignal(m),
       onEvent: (ev, cursor) => this.handleEvent(ev, cursor),
+      onRosterDelta: (m) => this.handleRosterDelta(m),
       onResync: () => this.resync(),
       onState: (st, d) => this.#onSignalingState(st, d),
       WebSocketImpl: this.opts.WebSocketImpl,
@@ -582,6 +583,20 @@ export class ParleyClient {
     const n = Object.keys(this.state.participants).length;
     if (n !== Object.keys(before.participants).length) this.#refreshSubscriptionsSoon();
     for (const [type, payload] of eventsFromControl(ev, cursor ?? null)) this.events.emit(type, /** @type {any} */ (payload));
+  }
+
+  /**
+   * Apply a `roster_delta` (joins and departures of one batch window, in cursor order): one state update for the
+   * whole batch, then the typed events of each change as if it had come alone.
+   * @param {Object} msg
+   */
+  handleRosterDelta(msg) {
+    const before = this.state;
+    const { state, effects, events } = applyRosterDelta(before, msg);
+    this.store.set({ ...state, cursor: msg.cursor });
+    this.#runEffects(effects);
+    if (Object.keys(this.state.participants).length !== Object.keys(before.participants).length) this.#refreshSubscriptionsSoon();
+    for (const ev of events) for (const [type, payload] of eventsFromControl(ev, msg.cursor)) this.events.emit(type, /** @type {any} */ (payload));
   }
 
   /**

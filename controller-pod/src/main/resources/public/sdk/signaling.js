@@ -5,6 +5,7 @@
 
 import { Backoff } from './backoff.js';
 import { CursorTracker } from './cursor.js';
+import { rosterDeltaEvents } from './state.js';
 
 /** Server error codes after which reconnecting cannot help. */
 const FATAL = new Set(['removed', 'participant_removed', 'banned', 'rejoin_forbidden', 'principal_banned', 'unauthenticated', 'not_admitted', 'not_your_participant', 'meeting_ended', 'ended', 'denied', 'admission_denied', 'unauthorized', 'forbidden']);
@@ -14,6 +15,7 @@ const FATAL = new Set(['removed', 'participant_removed', 'banned', 'rejoin_forbi
  * @property {() => Promise<{url:string, ticket:string}>} getTicket  fresh endpoint + single-use ticket
  * @property {(msg:Object) => void} onMessage       every non-event message (answer, offer, slot_assignments, …)
  * @property {(ev:Object, cursor:string|null) => void} onEvent   an event to apply, in order, exactly once (volatile events: cursor null)
+ * @property {(msg:any) => void} [onRosterDelta]  a `roster_delta` to apply as one batch (else its events go to onEvent)
  * @property {() => Promise<string|null>} onResync   fetch a snapshot, apply it, return its control_cursor
  * @property {(state:'connecting'|'open'|'reconnecting'|'failed'|'closed', detail?:Object) => void} onState
  * @property {typeof WebSocket} [WebSocketImpl]
@@ -192,6 +194,9 @@ export class SignalingClient {
         // Volatile events (speakers, quality, SFU hints) carry no cursor: applied as they come, never replayed.
         if (msg.cursor === undefined || msg.event?.volatile) { this.o.onEvent(msg.event || {}, null); return; }
         return this.#onEvent(msg);
+      case 'roster_delta':
+        // Joins and departures of one batch window in one message, standing for the events after `after` up to `cursor`.
+        return this.#onEvent(msg);
       case 'redirect':
         // Another controller owns the meeting: reconnect there (our ticket was used up; a fresh one follows).
         if (typeof msg.signaling_endpoint === 'string') this.redirectUrl = msg.signaling_endpoint;
@@ -212,8 +217,8 @@ export class SignalingClient {
 
   #onEvent(msg) {
     if (this.resyncing) { this.buffered.push(msg); return; }
-    const verdict = this.cursor.offer(msg.cursor);
-    if (verdict === 'apply') this.o.onEvent(msg.event || {}, msg.cursor);
+    const verdict = msg.type === 'roster_delta' ? this.cursor.offerRange(msg.after, msg.cursor) : this.cursor.offer(msg.cursor);
+    if (verdict === 'apply') this.#apply(msg);
     else if (verdict === 'gap' || verdict === 'epoch_changed') {
       this.buffered.push(msg);
       this.#resync();
@@ -237,13 +242,20 @@ export class SignalingClient {
     // After a snapshot the next event may not be exactly seq+1 of the snapshot when the server merged;
     // accept the first newer one, then continue strictly.
     for (const m of pending) {
-      const v = this.cursor.offer(m.cursor);
-      if (v === 'apply') this.o.onEvent(m.event || {}, m.cursor);
+      const v = m.type === 'roster_delta' ? this.cursor.offerRange(m.after, m.cursor) : this.cursor.offer(m.cursor);
+      if (v === 'apply') this.#apply(m);
       else if (v === 'gap' || v === 'epoch_changed') {
         this.cursor.reset(m.cursor);
-        this.o.onEvent(m.event || {}, m.cursor);
+        this.#apply(m);
       }
     }
+  }
+
+  /** One event, or a roster delta (as one batch when the client takes them, else as its events). */
+  #apply(msg) {
+    if (msg.type !== 'roster_delta') { this.o.onEvent(msg.event || {}, msg.cursor); return; }
+    if (this.o.onRosterDelta) { this.o.onRosterDelta(msg); return; }
+    for (const ev of rosterDeltaEvents(msg)) this.o.onEvent(ev, msg.cursor);
   }
 
   #startPing() {

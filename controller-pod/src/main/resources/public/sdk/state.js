@@ -379,6 +379,49 @@ function applySelfPermissions(s, publish, ev, effects) {
 }
 
 /**
+ * The events a `roster_delta` stands for (the server merged each participant's joins and departures of one batch
+ * window): `replace` → `participant_joined` with the whole document (fields left out are at their usual value:
+ * role attendee, admitted, every publish permission on), `remove` → `participant_left`. Unknown ops are skipped.
+ * @param {{changes?: Array<{participant_id:string, op:string, fields?:Record<string,string>}>}} msg
+ * @returns {Object[]}
+ */
+export function rosterDeltaEvents(msg) {
+  const out = [];
+  for (const ch of Array.isArray(msg?.changes) ? msg.changes : []) {
+    if (!ch || typeof ch.participant_id !== 'string') continue;
+    const f = ch.fields && typeof ch.fields === 'object' ? ch.fields : {};
+    if (ch.op === 'remove') {
+      out.push({ type: 'participant_left', participant_id: ch.participant_id, ...(f.reason ? { reason: f.reason } : {}) });
+    } else if (ch.op === 'replace' || ch.op === 'patch') {
+      const allowed = typeof f.publish === 'string' ? f.publish.split(',') : ['audio', 'video', 'screen'];
+      out.push({
+        type: 'participant_joined', participant_id: ch.participant_id, display_name: f.display_name ?? 'Guest',
+        role: f.role ?? 'attendee', admission_state: f.admission_state ?? 'admitted',
+        participant_version: Number(f.participant_version ?? 0),
+        publish: { audio: allowed.includes('audio'), video: allowed.includes('video'), screen: allowed.includes('screen') },
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Fold a `roster_delta` into state: its events one after another through {@link applyEvent}.
+ * @returns {{state:Object, effects:Object[], events:Object[]}}
+ */
+export function applyRosterDelta(state, msg) {
+  const events = rosterDeltaEvents(msg);
+  const effects = [];
+  let s = state;
+  for (const ev of events) {
+    const r = applyEvent(s, ev);
+    s = r.state;
+    effects.push(...r.effects);
+  }
+  return { state: s, effects, events };
+}
+
+/**
  * Seed a state from `GET /snapshot` (+ optional roster page). Replaces, never merges, what we knew:
  * after a snapshot the old event history is irrelevant.
  */

@@ -28,7 +28,7 @@ import java.time.Duration;
  * place, acknowledgements written straight from the participant ids and versions in the request ({@link AckWriter}),
  * no object mapping. The bearer secret is checked on every request (401 otherwise).
  */
-final class BenchSfuStub implements AutoCloseable {
+public final class BenchSfuStub implements AutoCloseable {
     /** Largest request accepted: a renewal batch of 1000 grants is ~170 KiB. */
     static final int MAX_REQUEST = 4 * 1024 * 1024;
 
@@ -38,7 +38,7 @@ final class BenchSfuStub implements AutoCloseable {
     private Registrar registrar;
     private volatile boolean closed;
 
-    BenchSfuStub(String pod, String region, Client etcd, String secret) throws IOException {
+    public BenchSfuStub(String pod, String region, Client etcd, String secret) throws IOException {
         this(secret);
         // registration stays the real code path the SFU uses (lease + entry refreshed every 2 s, as sfu-pod does,
         // so the controller's registry watch sees the same traffic); a 20 s lease needs a keep-alive only every

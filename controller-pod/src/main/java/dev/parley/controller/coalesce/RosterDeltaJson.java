@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * The wire form of a merged delta, written once per meeting and window with Jackson's streaming generator (no
- * tree): {@code {"type":"roster_delta","changes":[{"participant_id":..,"op":"patch|replace|remove",
+ * tree): {@code {"type":"roster_delta"[,"after":"E.S","cursor":"E.S"],"changes":[{"participant_id":..,"op":"patch|replace|remove",
  * "fields":{..}}]}}.
  */
 public final class RosterDeltaJson {
@@ -20,10 +20,22 @@ public final class RosterDeltaJson {
     }
 
     public static byte[] encode(Map<String, RosterChange> delta) {
+        return encode(null, null, delta);
+    }
+
+    /**
+     * With the control cursors it stands for: the delta replaces the events after {@code after} up to and
+     * including {@code cursor} (a client at {@code after} applies it and is then at {@code cursor}).
+     */
+    public static byte[] encode(String after, String cursor, Map<String, RosterChange> delta) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(64 + delta.size() * 96);
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             g.writeStartObject();
             g.writeStringField("type", "roster_delta");
+            if (after != null) {
+                g.writeStringField("after", after);
+                g.writeStringField("cursor", cursor);
+            }
             g.writeArrayFieldStart("changes");
             for (Map.Entry<String, RosterChange> e : delta.entrySet()) {
                 g.writeStartObject();

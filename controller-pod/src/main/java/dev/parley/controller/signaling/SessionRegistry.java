@@ -46,10 +46,29 @@ public class SessionRegistry implements SessionHub {
     private final java.util.concurrent.ExecutorService podSenders = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
     private final dev.parley.controller.peer.PodLink link;
 
-    public SessionRegistry(Db db, ControlLog log, MeterRegistry meters, dev.parley.controller.peer.PodLink link) {
+    /** Joins and departures held for one batch window and sent as one {@code roster_delta}. */
+    private final RosterBatcher roster;
+    private final io.micrometer.core.instrument.Counter deltas;
+    private final io.micrometer.core.instrument.Counter deltaEvents;
+
+    public SessionRegistry(Db db, ControlLog log, MeterRegistry meters, dev.parley.controller.peer.PodLink link,
+                           SignalingExecutors executors) {
         this.db = db;
         this.log = log;
         this.link = link;
+        this.roster = new RosterBatcher(executors.timers, new RosterBatcher.Sink() {
+            @Override
+            public void run(UUID meetingId, List<ControlEvent> run, String delta) {
+                deliverRun(meetingId, run, delta);
+            }
+
+            @Override
+            public void events(UUID meetingId, List<ControlEvent> events) {
+                deliverToAll(meetingId, events);
+            }
+        });
+        deltas = meters.counter("parley_roster_deltas_total");
+        deltaEvents = meters.counter("parley_roster_delta_events_total");
         meters.gauge("parley_active_connections", byMeeting, m -> m.values().stream().mapToInt(Set::size).sum());
     }
 
@@ -78,15 +97,44 @@ public class SessionRegistry implements SessionHub {
 
     @Override
     public void publish(UUID meetingId, List<ControlEvent> events) {
-        if (events.isEmpty()) {
+        if (events.isEmpty() || !byMeeting.containsKey(meetingId)) {
             return;
         }
+        roster.publish(meetingId, events);
+    }
+
+    private void deliverToAll(UUID meetingId, List<ControlEvent> events) {
         Set<Conn> s = byMeeting.get(meetingId);
         if (s == null) {
             return;
         }
         for (Conn c : s) {
             c.tasks.execute(() -> deliver(c, events));
+        }
+    }
+
+    /**
+     * A run of consecutive joins/departures: a socket exactly at its start gets the one delta (the same text for
+     * every socket) and moves to its end; any other socket gets the events themselves (gaps read from the log).
+     */
+    private void deliverRun(UUID meetingId, List<ControlEvent> run, String delta) {
+        Set<Conn> s = byMeeting.get(meetingId);
+        if (s == null) {
+            return;
+        }
+        deltas.increment();
+        deltaEvents.increment(run.size());
+        ControlEvent first = run.get(0);
+        long lastSeq = run.get(run.size() - 1).seq();
+        for (Conn c : s) {
+            c.tasks.execute(() -> {
+                if (c.epoch == first.epoch() && c.lastSeq == first.seq() - 1) {
+                    c.lastSeq = lastSeq;
+                    sendText(c, delta);
+                } else {
+                    deliver(c, run);
+                }
+            });
         }
     }
 
@@ -210,9 +258,13 @@ public class SessionRegistry implements SessionHub {
     }
 
     void sendRaw(Conn c, ObjectNode msg) {
+        sendText(c, msg.toString());
+    }
+
+    private void sendText(Conn c, String text) {
         if (c.session.isOpen()) {
             try {
-                c.session.sendSync(msg.toString());
+                c.session.sendSync(text);
             } catch (Exception ex) { // a closed channel surfaces as a sneaky-thrown checked exception
                 LOG.debug("socket send failed: {}", ex.toString());
             }
@@ -323,6 +375,7 @@ public class SessionRegistry implements SessionHub {
     }
 
     private void close(UUID meetingId, boolean catchUpFirst) {
+        roster.forget(meetingId);
         Set<Conn> s = byMeeting.remove(meetingId);
         if (s == null) {
             return;
