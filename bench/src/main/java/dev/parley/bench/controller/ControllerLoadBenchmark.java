@@ -1,6 +1,5 @@
 package dev.parley.bench.controller;
 
-import dev.parley.platform.ticket.TicketKeys;
 import dev.parley.testsupport.etcd.EtcdCluster;
 import dev.parley.testsupport.postgres.EmbeddedPostgresLauncher;
 import dev.parley.testsupport.postgres.PostgresExtension;
@@ -21,7 +20,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -103,19 +101,8 @@ public final class ControllerLoadBenchmark {
             cmd.addAll(List.of("-jar", jar.toString()));
             System.out.println("controller command: " + String.join(" ", cmd));
             ProcessBuilder pb = new ProcessBuilder(cmd);
-            Map<String, String> env = pb.environment();
-            env.put("PARLEY_POD_NAME", "controller-bench");
-            env.put("PARLEY_REGION", region);
-            env.put("PARLEY_BIND_ADDRESS", "127.0.0.1");
-            env.put("PARLEY_HTTP_PORT", String.valueOf(port));
-            env.put("PARLEY_ETCD_ENDPOINTS", etcd.endpoints().get(0));
-            env.put("PARLEY_INTERNAL_SECRET", INTERNAL_SECRET);
-            env.put("PARLEY_DB_URL", "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/" + db);
-            env.put("PARLEY_DB_USER", PostgresExtension.user());
-            env.put("PARLEY_DB_PASSWORD", PostgresExtension.password());
-            env.put("PARLEY_JWT_HMAC_SECRET", JWT_SECRET);
-            env.put("PARLEY_TICKET_PRIVATE_JWK", TicketKeys.generate().toJSONString());
-            env.put("PARLEY_TENANT_MAX_CONCURRENT_PARTICIPANTS", "100000000");
+            ControllerEnv.fill(pb.environment(), "controller-bench", region, port, etcd.endpoints().get(0), pg.getPort(), db,
+                    INTERNAL_SECRET, JWT_SECRET);
             pb.redirectErrorStream(true);
             Path log = Files.createTempFile("controller-bench", ".log");
             pb.redirectOutput(log.toFile());

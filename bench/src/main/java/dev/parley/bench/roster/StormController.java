@@ -1,7 +1,7 @@
 package dev.parley.bench.roster;
 
 import dev.parley.bench.controller.BenchSfuStub;
-import dev.parley.platform.ticket.TicketKeys;
+import dev.parley.bench.controller.ControllerEnv;
 import dev.parley.testsupport.etcd.EtcdCluster;
 import dev.parley.testsupport.postgres.PostgresExtension;
 import io.etcd.jetcd.Client;
@@ -53,18 +53,8 @@ final class StormController implements AutoCloseable {
         String java = ProcessHandle.current().info().command().orElse("java");
         ProcessBuilder pb = new ProcessBuilder(List.of(java, "-Xmx1g", "-jar", jar.toString()));
         Map<String, String> env = pb.environment();
-        env.put("PARLEY_POD_NAME", "controller-storm");
-        env.put("PARLEY_REGION", "storm");
-        env.put("PARLEY_BIND_ADDRESS", "127.0.0.1");
-        env.put("PARLEY_HTTP_PORT", String.valueOf(port));
-        env.put("PARLEY_ETCD_ENDPOINTS", etcd.endpoints().get(0));
-        env.put("PARLEY_INTERNAL_SECRET", INTERNAL_SECRET);
-        env.put("PARLEY_DB_URL", "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/" + db);
-        env.put("PARLEY_DB_USER", PostgresExtension.user());
-        env.put("PARLEY_DB_PASSWORD", PostgresExtension.password());
-        env.put("PARLEY_JWT_HMAC_SECRET", JWT_SECRET);
-        env.put("PARLEY_TICKET_PRIVATE_JWK", TicketKeys.generate().toJSONString());
-        env.put("PARLEY_TENANT_MAX_CONCURRENT_PARTICIPANTS", "100000000");
+        ControllerEnv.fill(env, "controller-storm", "storm", port, etcd.endpoints().get(0), pg.getPort(), db,
+                INTERNAL_SECRET, JWT_SECRET);
         // every bench socket comes from 127.0.0.1: no cap on unjoined sockets per source
         env.put("PARLEY_SIGNALING_MAX_UNJOINED_PER_SOURCE", "0");
         pb.redirectErrorStream(true);
