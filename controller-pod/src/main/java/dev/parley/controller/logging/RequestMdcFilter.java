@@ -1,7 +1,6 @@
 package dev.parley.controller.logging;
 
 import dev.parley.controller.config.ParleyConfig;
-import io.micronaut.context.propagation.slf4j.MdcPropagationContext;
 import io.micronaut.core.order.Ordered;
 import io.micronaut.core.propagation.MutablePropagatedContext;
 import io.micronaut.http.HttpRequest;
@@ -9,9 +8,10 @@ import io.micronaut.http.annotation.RequestFilter;
 import io.micronaut.http.annotation.ServerFilter;
 
 /**
- * Puts {@link RequestMdc} on every HTTP request. The MDC travels as Micronaut's propagated context, so it is set on
- * whichever thread runs the request (event loop, then the blocking executor of {@code @ExecuteOn}) and the thread's
- * previous MDC comes back when that scope ends: nothing of one request leaks into the next on a pooled thread.
+ * Puts {@link RequestMdc} on every HTTP request. The MDC travels as Micronaut's propagated context
+ * ({@link RequestMdcContext}), so it is set on whichever thread runs the request (event loop, then the blocking
+ * executor of {@code @ExecuteOn}) and the thread's previous values come back when that scope ends: nothing of one
+ * request leaks into the next on a pooled thread.
  */
 @ServerFilter(ServerFilter.MATCH_ALL_PATTERN)
 public class RequestMdcFilter implements Ordered {
@@ -23,7 +23,7 @@ public class RequestMdcFilter implements Ordered {
 
     @RequestFilter
     public void putMdc(HttpRequest<?> request, MutablePropagatedContext context) {
-        context.add(new MdcPropagationContext(RequestMdc.forPath(request.getPath(), pod)));
+        context.add(RequestMdc.contextFor(request.getPath(), pod));
     }
 
     @Override

@@ -20,10 +20,12 @@ import java.util.UUID;
 public class MeetingService {
     private final Db db;
     private final ParleyConfig cfg;
+    private final MeetingSettings settings;
 
-    public MeetingService(Db db, ParleyConfig cfg) {
+    public MeetingService(Db db, ParleyConfig cfg, MeetingSettings settings) {
         this.db = db;
         this.cfg = cfg;
+        this.settings = settings;
     }
 
     /** POST /v1/meetings. Returns the creation answer (identical for every retry with the same key). */
@@ -73,6 +75,7 @@ public class MeetingService {
                 throw e;
             }
         });
+        settings.remember(id, audioTopN); // a retry's value is the same: the key is bound to the request
         ObjectNode out = JsonBody.obj();
         out.put("meeting_id", id.toString());
         out.put("status", "scheduled");

@@ -36,11 +36,16 @@ public class MeetingSettings {
             return n;
         }
         int read = db.read(c -> audioTopN(c, meetingId));
+        remember(meetingId, read);
+        return read;
+    }
+
+    /** Keeps a value known without reading it (the creating pod knows it; its first transport then needs no read). */
+    public void remember(UUID meetingId, int n) {
         if (audioTopN.size() >= KEEP) {
             audioTopN.clear();       // ended meetings are never asked again; a bound instead of an expiry
         }
-        audioTopN.put(meetingId, read);
-        return read;
+        audioTopN.put(meetingId, n);
     }
 
     /** The meeting's {@code audio_top_n} within {@code c} (the default for an unknown meeting). */
