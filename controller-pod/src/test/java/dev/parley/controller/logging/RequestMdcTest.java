@@ -26,5 +26,15 @@ class RequestMdcTest {
         assertThat(RequestMdc.forPath("/v1/meetings/" + M + "/participants/not-a-uuid", "c"))
                 .isEqualTo(Map.of("pod", "c", "meeting_id", M));
         assertThat(RequestMdc.forPath(null, "c")).isEqualTo(Map.of("pod", "c"));
+        assertThat(RequestMdc.forPath("/v1/meetings/" + M.replace('0', '\uFF10'), "c")).isEqualTo(Map.of("pod", "c"));
+        assertThat(RequestMdc.forPath("/v1/meetings/" + M.replace('-', '_'), "c")).isEqualTo(Map.of("pod", "c"));
+    }
+
+    @Test
+    void takesTheFirstMeetingSegmentThatIsAUuid() {
+        assertThat(RequestMdc.forPath("/v1/meetings/nope/meetings/" + M + "/participants/" + P, "c"))
+                .isEqualTo(Map.of("pod", "c", "meeting_id", M, "participant_id", P));
+        assertThat(RequestMdc.forPath("/v1/meetings/" + M + "/participants/" + P + "x", "c"))
+                .isEqualTo(Map.of("pod", "c", "meeting_id", M));
     }
 }
