@@ -9,7 +9,7 @@
 #   bench/soak/run.sh --minutes 20
 #
 # Extra arguments go to Maven: -Dsoak.meetings=3 -Dsoak.size=3 -Dsoak.sampleSeconds=60 -Dsoak.churnSeconds=120.
-# The pods' jars must be built: ./mvnw -B -o -DskipTests package -pl controller-pod,sfu-pod,turn-pod -am
+# The pods' jars must be built: ./mvnw -B -o -DskipTests package -pl controller-pod,sfu-pod,turn-pod,recorder-pod -am
 # The last line is "soak: <flat>/<judged> series flat; resources back to baseline: yes|NO; errors <n>"; the exit code
 # is non-zero when a judged series grew, an error was counted or a resource did not come back.
 set -uo pipefail
@@ -28,9 +28,9 @@ if [[ -z "${JAVA_HOME:-}" && -d /usr/lib/jvm/temurin-25-jdk-amd64 ]]; then
   export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
   export PATH="$JAVA_HOME/bin:$PATH"
 fi
-for jar in controller-pod/target/controller-pod.jar sfu-pod/target/sfu-pod.jar turn-pod/target/turn-pod.jar; do
+for jar in controller-pod/target/controller-pod.jar sfu-pod/target/sfu-pod.jar turn-pod/target/turn-pod.jar recorder-pod/target/recorder-pod.jar; do
   if [[ ! -f "$jar" ]]; then
-    echo "$jar missing: ./mvnw -B -o -DskipTests package -pl controller-pod,sfu-pod,turn-pod -am" >&2
+    echo "$jar missing: ./mvnw -B -o -DskipTests package -pl controller-pod,sfu-pod,turn-pod,recorder-pod -am" >&2
     echo "soak: 0/0 series flat; resources back to baseline: NO; errors 0"
     exit 2
   fi
