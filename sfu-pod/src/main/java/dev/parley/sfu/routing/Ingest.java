@@ -105,7 +105,11 @@ final class Ingest {
         if (p.repairedRidExtId > 0 && HeaderExtensions.find(b, off, len, p.repairedRidExtId) != HeaderExtensions.NOT_FOUND) return null;
         Layer layer = layerOf(p, b, off, len, ssrc, p.ridExtId);
         if (layer == null || RtpPacket.payloadType(b, off) != layer.track.payloadType) return null;
-        if (layer.ssrc != 0) p.layersBySsrc.remove(layer.ssrc);   // publisher restarted this stream
+        if (layer.ssrc != 0) {                                     // publisher restarted this stream
+            p.layersBySsrc.remove(layer.ssrc);
+            // a new connection's encoder: new sequence, timestamp and picture-id spaces; slots re-base on it
+            for (Slot s : layer.track.slots) s.upstreamRestarted(layer);
+        }
         layer.ssrc = ssrc;
         layer.seqInit = false;
         p.layersBySsrc.put(ssrc, layer);

@@ -108,6 +108,19 @@ final class Slot {
     }
 
     /**
+     * The publisher restarted {@code l}'s stream (a new SSRC on the same track: a new connection after a reconnect or
+     * a new transport generation), so its sequence numbers, timestamps and picture ids start afresh. A slot forwarding
+     * {@code l} re-bases at the new stream's first keyframe (audio: its first packet) as at a switch; kept on the old
+     * offsets, the new numbers would look like late packets (the temporal filter and the switch-point check drop
+     * them all) or jump where the receiver's jitter buffer and SRTP replay window discard them.
+     */
+    void upstreamRestarted(Layer l) {
+        if (current != l) return;
+        if (video) waitingKeyframe = true;
+        else current = null;
+    }
+
+    /**
      * Records a forwarded packet's outgoing picture id and TL0PICIDX (-1: the packet has none). Only a newer value
      * moves them: a late packet (reordered, or the publisher's repair of an older picture) forwarded just before a
      * switch must not make the next layer's keyframe reuse numbers the receiver already has — libwebrtc drops a
