@@ -1,0 +1,50 @@
+package dev.parley.controller.relay;
+
+import dev.parley.controller.cascade.PlanInput;
+import dev.parley.controller.cascade.SfuNode;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * What the owner knows of a meeting, made into the planner's {@link PlanInput}. Pure.
+ *
+ * <p>The owner does not know each subscriber's tile size per track (the SFU does), so every placed participant is
+ * taken to want every track it does not publish at the track's top layer; the hop then carries layers 0..top
+ * ({@link RelayApplier#layersToSend}), so the receiving SFU's per-subscriber BWE can still step down.
+ */
+public final class PlanInputs {
+    private PlanInputs() {
+    }
+
+    /**
+     * @param placement participant id → SFU pod (participants with a transport, admitted)
+     * @param tracks    the meeting's published tracks (from the origin SFUs' events)
+     * @param regionOf  pod → its MediaRegion, null when the pod is not in the registry (dead)
+     */
+    public static PlanInput of(Map<String, String> placement, Map<String, TrackInfo> tracks,
+                               Function<String, String> regionOf) {
+        Map<String, SfuNode> nodes = new HashMap<>();
+        Set<String> live = new java.util.HashSet<>();
+        for (Map.Entry<String, String> p : placement.entrySet()) {
+            String region = regionOf.apply(p.getValue());
+            nodes.put(p.getKey(), new SfuNode(p.getValue(), region == null ? "" : region));
+            if (region != null) live.add(p.getValue());
+        }
+        Map<String, String> publisherOf = new HashMap<>();
+        for (TrackInfo t : tracks.values()) {
+            if (placement.containsKey(t.publisher())) publisherOf.put(t.trackId(), t.publisher());
+        }
+        Map<String, Map<String, Integer>> subscriptions = new HashMap<>();
+        for (String receiver : placement.keySet()) {
+            Map<String, Integer> wants = new HashMap<>();
+            for (TrackInfo t : tracks.values()) {
+                if (!t.publisher().equals(receiver) && publisherOf.containsKey(t.trackId())) wants.put(t.trackId(), t.topLayer());
+            }
+            subscriptions.put(receiver, wants);
+        }
+        return new PlanInput(nodes, publisherOf, subscriptions, live);
+    }
+}
