@@ -23,9 +23,11 @@ public final class PlanInputs {
      * @param placement participant id → SFU pod (participants with a transport, admitted)
      * @param tracks    the meeting's published tracks (from the origin SFUs' events)
      * @param regionOf  pod → its MediaRegion, null when the pod is not in the registry (dead)
+     * @param planned   the pods on the previous plan's hops: alive ones stay live even with nobody placed there any
+     *                  more, so their idle hops are kept for the grace (not cut as if the pod had died)
      */
     public static PlanInput of(Map<String, String> placement, Map<String, TrackInfo> tracks,
-                               Function<String, String> regionOf) {
+                               Function<String, String> regionOf, Set<String> planned) {
         Map<String, SfuNode> nodes = new HashMap<>();
         Set<String> live = new java.util.HashSet<>();
         for (Map.Entry<String, String> p : placement.entrySet()) {
@@ -33,6 +35,7 @@ public final class PlanInputs {
             nodes.put(p.getKey(), new SfuNode(p.getValue(), region == null ? "" : region));
             if (region != null) live.add(p.getValue());
         }
+        for (String pod : planned) if (regionOf.apply(pod) != null) live.add(pod);
         Map<String, String> publisherOf = new HashMap<>();
         for (TrackInfo t : tracks.values()) {
             if (placement.containsKey(t.publisher())) publisherOf.put(t.trackId(), t.publisher());
@@ -46,5 +49,18 @@ public final class PlanInputs {
             subscriptions.put(receiver, wants);
         }
         return new PlanInput(nodes, publisherOf, subscriptions, live);
+    }
+
+    /** Every pod on a plan's hops (origins included). */
+    public static Set<String> pods(dev.parley.controller.cascade.DistributionPlan plan) {
+        Set<String> out = new java.util.HashSet<>();
+        for (var t : plan.tracks().values()) {
+            out.add(t.origin());
+            for (var r : t.relays()) {
+                out.add(r.from());
+                out.add(r.to());
+            }
+        }
+        return out;
     }
 }

@@ -114,7 +114,8 @@ public final class RelayDriver {
             }
             if (epoch != m.epoch) m.newEpoch(epoch);
             Map<String, String> placement = grants.placements(meetingId);
-            PlanInput in = PlanInputs.of(placement, m.tracks, pod -> selector.get(pod).map(SfuEntry::region).orElse(null));
+            PlanInput in = PlanInputs.of(placement, m.tracks, pod -> selector.get(pod).map(SfuEntry::region).orElse(null),
+                    PlanInputs.pods(m.plan));
             long now = System.currentTimeMillis();
             DistributionPlan plan = planner.plan(m.plan, in, now);
             for (int i = 0; i < 3; i++) { // make-before-break: a PREPARING hop in place takes over, then re-plan
