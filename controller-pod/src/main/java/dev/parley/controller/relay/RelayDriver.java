@@ -114,6 +114,10 @@ public final class RelayDriver {
             }
             if (epoch != m.epoch) m.newEpoch(epoch);
             Map<String, String> placement = grants.placements(meetingId);
+            if (m.applied.isEmpty() && new java.util.HashSet<>(placement.values()).size() <= 1) {
+                m.plan = DistributionPlan.EMPTY; // a meeting on one SFU (the usual case): nothing to plan
+                return;
+            }
             PlanInput in = PlanInputs.of(placement, m.tracks, pod -> selector.get(pod).map(SfuEntry::region).orElse(null),
                     PlanInputs.pods(m.plan));
             long now = System.currentTimeMillis();
