@@ -37,9 +37,12 @@ public class InternalController {
     private final com.nimbusds.jose.jwk.ECKey ticketKey;
     private final dev.parley.controller.db.Db db;
     private final MeetingInspector inspector;
+    private final dev.parley.controller.relay.RelayDriver relays;
 
     public InternalController(InternalCaller internal, SessionHub sessions, com.nimbusds.jose.jwk.ECKey ticketKey,
-                              dev.parley.controller.db.Db db, MeetingInspector inspector) {
+                              dev.parley.controller.db.Db db, MeetingInspector inspector,
+                              dev.parley.controller.relay.RelayDriver relays) {
+        this.relays = relays;
         this.internal = internal;
         this.sessions = sessions;
         this.ticketKey = ticketKey;
@@ -97,6 +100,7 @@ public class InternalController {
             throw ApiException.badRequest("missing_field", "type and meeting_id are required");
         }
         UUID m = JsonBody.parseUuid(ev.meetingId(), "meeting_id");
+        relays.onSfuEvent(m, ev); // tracks feed the owner's relay plan
         ObjectNode relayed = relayed(ev);
         if (ev.targeted()) {
             // about one participant's own media (its encodings, its paused subscriptions, its quality): only its sockets

@@ -27,8 +27,11 @@ public class MeetingInspector {
     private final Ownership ownership;
     private final GrantService grants;
     private final ParleyConfig cfg;
+    private final dev.parley.controller.relay.RelayDriver relays;
 
-    public MeetingInspector(Db db, Ownership ownership, GrantService grants, ParleyConfig cfg) {
+    public MeetingInspector(Db db, Ownership ownership, GrantService grants, ParleyConfig cfg,
+                            dev.parley.controller.relay.RelayDriver relays) {
+        this.relays = relays;
         this.db = db;
         this.ownership = ownership;
         this.grants = grants;
@@ -102,6 +105,8 @@ public class MeetingInspector {
             }
             return null;
         });
+        // the relays between SFUs this owner put in place (empty on a non-owner): hop, layers, epoch; no keys
+        out.set("relays", JsonBody.JSON.valueToTree(relays.state(meetingId)));
         return out;
     }
 }

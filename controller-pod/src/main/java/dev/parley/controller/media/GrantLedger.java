@@ -126,6 +126,16 @@ final class GrantLedger {
      * Takes the rows a committed transaction wrote (no re-read: the transaction returned them); rows without
      * a transport are not tracked (the SFU knows nothing of them). Returns whether any tracked row changed.
      */
+    /** Admitted participants with a transport → their SFU pod. */
+    static Map<String, String> placements(MeetingGrants g) {
+        Map<String, String> out = new HashMap<>();
+        for (Map.Entry<UUID, PartState> e : g.parts.entrySet()) {
+            PartState s = e.getValue();
+            if (s.active && s.sfu != null) out.put(e.getKey().toString(), s.sfu);
+        }
+        return out;
+    }
+
     static boolean apply(MeetingGrants g, List<ParticipantRow> rows) {
         boolean any = false;
         for (ParticipantRow p : rows) {

@@ -133,6 +133,15 @@ public final class GrantService {
         return gate.ttlNow() <= 0;
     }
 
+    /**
+     * Where the meeting's admitted participants are placed (participant id → SFU pod), as the transports this
+     * owner reserved left it; empty when not owned. The relay driver plans from it.
+     */
+    public Map<String, String> placements(UUID meetingId) {
+        MeetingGrants g = ledger.get(meetingId);
+        return g == null ? Map.of() : GrantLedger.placements(g);
+    }
+
     public Long epochOf(UUID meetingId) {
         MeetingGrants g = ledger.get(meetingId);
         return g == null ? null : g.epoch;

@@ -45,7 +45,7 @@ public class EtcdFactory {
     @Singleton
     @Bean(preDestroy = "close")
     RegistryWatcher<SfuEntry> sfuWatcher(Client client, ParleyConfig cfg) {
-        return RegistryWatcher.sfus(client, cfg.region(), json).start();
+        return RegistryWatcher.allSfus(client, json).start(); // placement filters by region (SfuSelector)
     }
 
     @Singleton

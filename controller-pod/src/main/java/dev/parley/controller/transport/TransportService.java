@@ -63,8 +63,10 @@ public class TransportService {
     public Reservation reserve(Caller caller, UUID meetingId, UUID participantId, long epoch, String key, ObjectNode body) {
         long expected = JsonBody.nonNegativeLong(body, "expected_transport_generation", true);
         String deviceKey = JsonBody.text(body, "device_key_id", true, 200);
+        String mediaRegion = JsonBody.text(body, "media_region", false, 63);
         String hash = JsonBody.hash(body);
-        Reserved r = reserveInDatabase(caller, meetingId, participantId, epoch, key, hash, expected, deviceKey);
+        Reserved r = reserveInDatabase(caller, meetingId, participantId, epoch, key, hash, expected, deviceKey,
+                mediaRegion);
         TicketSigner.IssuedTicket t = signer.issue(meetingId.toString(), participantId.toString(), r.generation(),
                 r.sfu().pod(), r.deviceKeyId(), TicketSigner.MAX_LIFETIME);
         ObjectNode out = JsonBody.obj();
@@ -87,11 +89,14 @@ public class TransportService {
      * pod; with one SFU, or a meeting on the least stressed one, never).
      */
     private Reserved reserveInDatabase(Caller caller, UUID meetingId, UUID participantId, long epoch, String key,
-                                      String hash, long expected, String deviceKey) {
+                                      String hash, long expected, String deviceKey, String mediaRegion) {
         Map<String, SfuEntry> known = new HashMap<>(); // pod → its registry entry, for the answer
         Set<String> usable = new HashSet<>();
-        Set<String> unusable = new HashSet<>();
-        SfuEntry fallback = selector.choose(null).orElse(null);
+        // SFUs this participant must not go to (another MediaRegion, or loaded while another has room): the
+        // function then leaves the meeting's SFU for the fallback, and the relay driver joins the SFUs
+        SfuSelector.Placement placement = selector.place(mediaRegion);
+        Set<String> unusable = new HashSet<>(placement.excluded());
+        SfuEntry fallback = placement.fallback();
         if (fallback != null) {
             known.put(fallback.pod(), fallback);
             (selector.isUsable(fallback.pod()) ? usable : unusable).add(fallback.pod());

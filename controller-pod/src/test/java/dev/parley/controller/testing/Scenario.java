@@ -67,6 +67,13 @@ public final class Scenario {
                 "{\"expected_transport_generation\":" + expected + ",\"device_key_id\":\"device-key-82\"}");
     }
 
+    /** A transport request naming the participant's MediaRegion ({@code media_region}). */
+    public ControllerHarness.Res transportIn(int controller, String token, String pid, long expected, String key, String region) {
+        return h.call(controller, "POST", "/v1/meetings/" + meetingId + "/participants/" + pid + "/transports", token, key,
+                "{\"expected_transport_generation\":" + expected + ",\"device_key_id\":\"device-key-82\",\"media_region\":\""
+                        + region + "\"}");
+    }
+
     public JsonNode snapshot(int controller, String token) {
         var r = h.call(controller, "GET", "/v1/meetings/" + meetingId + "/snapshot", token, null, null);
         assertThat(r.status()).as(r.raw()).isEqualTo(200);

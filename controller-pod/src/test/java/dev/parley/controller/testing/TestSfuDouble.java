@@ -80,6 +80,9 @@ public final class TestSfuDouble implements AutoCloseable {
         }
     }
 
+    /** The MediaRegion it registers in (and says it is in, as a real SFU's entry does). */
+    private final String region;
+
     public TestSfuDouble(String pod, String region, Client etcd, ECKey ticketPublicKey, String secret) throws IOException {
         this.pod = pod;
         this.secret = secret;
@@ -94,11 +97,12 @@ public final class TestSfuDouble implements AutoCloseable {
             http.stop(0); // the caller may try again: leave no listener behind
             throw e;
         }
+        this.region = region;
         this.registrar = new Registrar(etcd, lease, EtcdKeys.sfu(region, pod), this::entry, json, Duration.ofMillis(300)).start();
     }
 
     private SfuEntry entry() {
-        return new SfuEntry(pod, "r", state, baseUrl(), "127.0.0.1", 0, 0,
+        return new SfuEntry(pod, region, state, baseUrl(), "127.0.0.1", 0, 0,
                 new SfuEntry.SfuLoad(0, 0, 0, transportsCreated.get(), 0, highestEpoch.size(), stress),
                 System.currentTimeMillis());
     }

@@ -24,6 +24,18 @@ public final class EtcdKeys {
         return ROOT + "/regions/" + segment(region) + "/sfu/";
     }
 
+    /** Every region's registry (SFUs and TURNs): filter with {@link #isSfuKey}. */
+    public static String regionsPrefix() {
+        return ROOT + "/regions/";
+    }
+
+    /** True for {@code /parley/v1/regions/{region}/sfu/{pod}} (not a TURN entry). */
+    public static boolean isSfuKey(String key) {
+        if (!key.startsWith(regionsPrefix())) return false;
+        String[] rest = key.substring(regionsPrefix().length()).split("/", -1);
+        return rest.length == 3 && "sfu".equals(rest[1]) && !rest[0].isEmpty() && !rest[2].isEmpty();
+    }
+
     public static String sfu(String region, String pod) {
         return sfuPrefix(region) + segment(pod);
     }

@@ -34,8 +34,16 @@ public final class RegistryWatcher<T> implements AutoCloseable {
     private volatile Watch.Watcher watcher;
     private volatile boolean closed;
     private volatile Runnable onChange = () -> { };
+    /** Which keys under the prefix are entries (all of them, unless a narrower view was asked for). */
+    private final java.util.function.Predicate<String> keys;
 
     public RegistryWatcher(Client client, String prefix, Class<T> type, ObjectMapper json) {
+        this(client, prefix, k -> true, type, json);
+    }
+
+    public RegistryWatcher(Client client, String prefix, java.util.function.Predicate<String> keys, Class<T> type,
+                           ObjectMapper json) {
+        this.keys = keys;
         this.client = client;
         this.prefix = prefix;
         this.type = type;
@@ -44,6 +52,11 @@ public final class RegistryWatcher<T> implements AutoCloseable {
 
     public static RegistryWatcher<SfuEntry> sfus(Client c, String region, ObjectMapper json) {
         return new RegistryWatcher<>(c, EtcdKeys.sfuPrefix(region), SfuEntry.class, json);
+    }
+
+    /** The SFUs of every region (a meeting's participants may sit on SFUs of several MediaRegions). */
+    public static RegistryWatcher<SfuEntry> allSfus(Client c, ObjectMapper json) {
+        return new RegistryWatcher<>(c, EtcdKeys.regionsPrefix(), EtcdKeys::isSfuKey, SfuEntry.class, json);
     }
 
     public static RegistryWatcher<TurnEntry> turns(Client c, String region, ObjectMapper json) {
@@ -87,6 +100,7 @@ public final class RegistryWatcher<T> implements AutoCloseable {
                     .get(5, TimeUnit.SECONDS);
             Map<String, T> fresh = new java.util.HashMap<>();
             for (KeyValue kv : r.getKvs()) {
+                if (!keys.test(kv.getKey().toString(StandardCharsets.UTF_8))) continue;
                 T v = parse(kv);
                 if (v != null) {
                     fresh.put(EtcdKeys.lastSegment(kv.getKey().toString(StandardCharsets.UTF_8)), v);
@@ -112,7 +126,9 @@ public final class RegistryWatcher<T> implements AutoCloseable {
 
     private void onWatch(WatchResponse resp) {
         for (WatchEvent ev : resp.getEvents()) {
-            String pod = EtcdKeys.lastSegment(ev.getKeyValue().getKey().toString(StandardCharsets.UTF_8));
+            String key = ev.getKeyValue().getKey().toString(StandardCharsets.UTF_8);
+            if (!keys.test(key)) continue;
+            String pod = EtcdKeys.lastSegment(key);
             if (ev.getEventType() == WatchEvent.EventType.DELETE) {
                 entries.remove(pod);
             } else if (ev.getEventType() == WatchEvent.EventType.PUT) {

@@ -1,0 +1,66 @@
+package dev.parley.controller.relay;
+
+import dev.parley.controller.cascade.PlanInput;
+import dev.parley.controller.cascade.SfuNode;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * What the owner knows of a meeting, made into the planner's {@link PlanInput}. Pure.
+ *
+ * <p>The owner does not know each subscriber's tile size per track (the SFU does), so every placed participant is
+ * taken to want every track it does not publish at the track's top layer; the hop then carries layers 0..top
+ * ({@link RelayApplier#layersToSend}), so the receiving SFU's per-subscriber BWE can still step down.
+ */
+public final class PlanInputs {
+    private PlanInputs() {
+    }
+
+    /**
+     * @param placement participant id → SFU pod (participants with a transport, admitted)
+     * @param tracks    the meeting's published tracks (from the origin SFUs' events)
+     * @param regionOf  pod → its MediaRegion, null when the pod is not in the registry (dead)
+     * @param planned   the pods on the previous plan's hops: alive ones stay live even with nobody placed there any
+     *                  more, so their idle hops are kept for the grace (not cut as if the pod had died)
+     */
+    public static PlanInput of(Map<String, String> placement, Map<String, TrackInfo> tracks,
+                               Function<String, String> regionOf, Set<String> planned) {
+        Map<String, SfuNode> nodes = new HashMap<>();
+        Set<String> live = new java.util.HashSet<>();
+        for (Map.Entry<String, String> p : placement.entrySet()) {
+            String region = regionOf.apply(p.getValue());
+            nodes.put(p.getKey(), new SfuNode(p.getValue(), region == null ? "" : region));
+            if (region != null) live.add(p.getValue());
+        }
+        for (String pod : planned) if (regionOf.apply(pod) != null) live.add(pod);
+        Map<String, String> publisherOf = new HashMap<>();
+        for (TrackInfo t : tracks.values()) {
+            if (placement.containsKey(t.publisher())) publisherOf.put(t.trackId(), t.publisher());
+        }
+        Map<String, Map<String, Integer>> subscriptions = new HashMap<>();
+        for (String receiver : placement.keySet()) {
+            Map<String, Integer> wants = new HashMap<>();
+            for (TrackInfo t : tracks.values()) {
+                if (!t.publisher().equals(receiver) && publisherOf.containsKey(t.trackId())) wants.put(t.trackId(), t.topLayer());
+            }
+            subscriptions.put(receiver, wants);
+        }
+        return new PlanInput(nodes, publisherOf, subscriptions, live);
+    }
+
+    /** Every pod on a plan's hops (origins included). */
+    public static Set<String> pods(dev.parley.controller.cascade.DistributionPlan plan) {
+        Set<String> out = new java.util.HashSet<>();
+        for (var t : plan.tracks().values()) {
+            out.add(t.origin());
+            for (var r : t.relays()) {
+                out.add(r.from());
+                out.add(r.to());
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,162 @@
+package dev.parley.controller.relay;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.controller.cascade.DistributionPlan;
+import dev.parley.controller.cascade.PlanInput;
+import dev.parley.controller.cascade.Planner;
+import dev.parley.controller.cascade.Relay;
+import dev.parley.controller.config.ParleyConfig;
+import dev.parley.controller.media.GrantService;
+import dev.parley.controller.media.SfuSelector;
+import dev.parley.controller.ownership.Ownership;
+import dev.parley.platform.etcd.SfuEntry;
+import dev.parley.platform.internal.SfuEvent;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micronaut.context.annotation.Context;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The owner's relay driver (issue 17): for each meeting we own whose participants sit on more than one SFU, plans
+ * the distribution ({@link Planner}, pure) from what we know — placements from the transports we reserved, tracks
+ * from the SFUs' {@code track_published}/{@code track_unpublished} events — and has {@link RelayApplier} make the
+ * SFUs carry it. Runs on one thread: on every track event at once, and every {@value #ROUND_MS} ms for all owned
+ * meetings (joins, leaves, moves and the idle-hop grace are seen there). A new owner epoch makes new relays.
+ */
+@Context
+@Singleton
+public final class RelayDriver {
+    static final long ROUND_MS = 500;
+    /** How long a hop with nobody behind it is kept before its relay is deleted. */
+    public static final long GRACE_MS = 5_000;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RelayDriver.class);
+
+    private final GrantService grants;
+    private final SfuSelector selector;
+    private final RelayApplier applier;
+    private final Planner planner = new Planner(GRACE_MS);
+    private final Map<UUID, MeetingRelays> meetings = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "relay-driver");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicInteger active = new AtomicInteger();
+    private final Counter failures;
+    private final Counter created;
+
+    public RelayDriver(GrantService grants, SfuSelector selector, Ownership ownership, ParleyConfig cfg, MeterRegistry meters) {
+        this.grants = grants;
+        this.selector = selector;
+        this.applier = new RelayApplier(new RelayCalls(cfg.internalSecret()));
+        meters.gauge("parley_relays_active", active);
+        this.failures = Counter.builder("parley_relay_apply_failures")
+                .description("relay requests an SFU refused or did not answer (retried next round)").register(meters);
+        this.created = Counter.builder("parley_relays_created")
+                .description("relays created or changed at the SFUs").register(meters);
+        ownership.onLost(meetings::remove); // the SFUs fence our relays once the new owner's epoch reaches them
+        thread.scheduleWithFixedDelay(this::round, ROUND_MS, ROUND_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** An SFU event for a meeting we own: a (non-relayed) track published or unpublished re-plans at once. */
+    public void onSfuEvent(UUID meetingId, SfuEvent ev) {
+        JsonNode d = ev.data();
+        if (d == null || ev.participantId() == null || d.path("relayed").asBoolean(false)) return;
+        String trackId = d.path("track_id").asText(null);
+        if (trackId == null) return;
+        if (SfuEvent.TRACK_PUBLISHED.equals(ev.type())) {
+            Long epoch = grants.epochOf(meetingId);
+            if (epoch == null) return;
+            meetings.computeIfAbsent(meetingId, k -> new MeetingRelays(epoch)).tracks.put(trackId,
+                    new TrackInfo(trackId, ev.participantId(), d.path("kind").asText("video"), d.path("simulcast_layers").asInt(1)));
+        } else if (SfuEvent.TRACK_UNPUBLISHED.equals(ev.type())) {
+            MeetingRelays m = meetings.get(meetingId);
+            TrackInfo t = m == null ? null : m.tracks.get(trackId);
+            // a receiving SFU unpublishes its relayed copy when a relay ends: only the origin's word counts
+            String origin = t == null ? null : grants.placements(meetingId).get(t.publisher());
+            if (t == null || (ev.sfu() != null && origin != null && !ev.sfu().equals(origin))) return;
+            m.tracks.remove(trackId);
+        } else {
+            return;
+        }
+        thread.execute(() -> reconcile(meetingId));
+    }
+
+    private void round() {
+        int n = 0;
+        for (UUID m : meetings.keySet()) {
+            reconcile(m);
+            MeetingRelays r = meetings.get(m);
+            if (r != null) n += r.applied.size();
+        }
+        active.set(n);
+    }
+
+    private void reconcile(UUID meetingId) {
+        try {
+            MeetingRelays m = meetings.get(meetingId);
+            if (m == null) return;
+            Long epoch = grants.epochOf(meetingId);
+            if (epoch == null) { // no longer ours
+                meetings.remove(meetingId);
+                return;
+            }
+            if (epoch != m.epoch) m.newEpoch(epoch);
+            Map<String, String> placement = grants.placements(meetingId);
+            if (m.applied.isEmpty() && new java.util.HashSet<>(placement.values()).size() <= 1) {
+                m.plan = DistributionPlan.EMPTY; // a meeting on one SFU (the usual case): nothing to plan
+                return;
+            }
+            PlanInput in = PlanInputs.of(placement, m.tracks, pod -> selector.get(pod).map(SfuEntry::region).orElse(null),
+                    PlanInputs.pods(m.plan));
+            long now = System.currentTimeMillis();
+            DistributionPlan plan = planner.plan(m.plan, in, now);
+            for (int i = 0; i < 3; i++) { // make-before-break: a PREPARING hop in place takes over, then re-plan
+                RelayApplier.Outcome o;
+                synchronized (m) {
+                    o = applier.apply(meetingId.toString(), epoch, plan, m.tracks, this::urlOf, m.applied);
+                }
+                failures.increment(o.failed());
+                created.increment(o.created());
+                if (o.prepared().isEmpty()) break;
+                for (Relay r : o.prepared()) plan = Planner.ready(plan, r.trackId(), r.from(), r.to());
+                plan = planner.plan(plan, in, now);
+            }
+            m.plan = plan;
+            if (placement.isEmpty() && m.tracks.isEmpty() && m.applied.isEmpty()) meetings.remove(meetingId);
+        } catch (RuntimeException e) {
+            LOG.warn("relay round for meeting {} failed", meetingId, e);
+        }
+    }
+
+    private String urlOf(String pod) {
+        return selector.get(pod).map(SfuEntry::internalUrl).orElse(null);
+    }
+
+    /** The meeting's relays as this owner put them in place (for the internal meeting state; no keys). */
+    public List<Map<String, Object>> state(UUID meetingId) {
+        MeetingRelays m = meetings.get(meetingId);
+        List<Map<String, Object>> out = new ArrayList<>();
+        if (m == null) return out;
+        synchronized (m) {
+            for (AppliedRelay r : m.applied.values()) out.add(RelayApplier.describe(r));
+        }
+        return out;
+    }
+
+    @PreDestroy
+    void stop() {
+        thread.shutdownNow();
+    }
+}
