@@ -223,7 +223,11 @@ public final class MeetingControl {
         for (MediaPlan mp : plans) {
             if (!mp.accepted() || !mp.sfuSends()) continue;
             if (twcc == 0) twcc = mp.ext(ExtensionUris.TRANSPORT_CC);      // BUNDLE: one id for the transport
-            Slot s = existing.remove(mp.mid());
+            Slot s = existing.get(mp.mid());
+            // a slot carries on only if the answer kept its SSRC (a renegotiation of the same transport); a new
+            // transport's answer names fresh SSRCs, and an old slot would forward on one the browser never heard of
+            if (s != null && (s.ssrc & 0xFFFFFFFFL) == mp.slotSsrc() && s.video == mp.isVideo()) existing.remove(mp.mid());
+            else s = null;
             if (s == null) s = new Slot(p, mp.mid(), mp.isVideo(), (int) mp.slotSsrc(), mp.payloadType(),
                     mp.ext(ExtensionUris.MID), mp.ext(ExtensionUris.AUDIO_LEVEL));
             s.rtxSsrc = (int) mp.slotRtxSsrc();
