@@ -84,11 +84,12 @@ final class Observer implements AutoCloseable {
         long nanos = System.nanoTime();
         long wall = System.currentTimeMillis();
         List<Observation.SfuView> sfus = sfuViews();
+        long answered = System.nanoTime();                  // each SFU's snapshot lies between nanos and answered
         Map<String, Long> after = pgEpochs(meetings);
         Map<String, List<Observation.OwnerView>> owners = ownerViews(meetings);
         Observation o = new Observation(nanos, wall, before, after, sfus, owners);
         for (Map.Entry<String, List<String>> e : all.entrySet()) {
-            for (String pid : e.getValue()) timeline.record(e.getKey(), pid, nanos, o.grantState(e.getKey(), pid));
+            for (String pid : e.getValue()) timeline.record(e.getKey(), pid, nanos, answered, o.grantState(e.getKey(), pid));
         }
         sampleLoad();
         long now = System.nanoTime();
