@@ -74,6 +74,12 @@ public final class MeetingControl {
             }
         } else {
             if (existing != null) closeTransport(existing, null);
+            // a new publish transport (new generation on this SFU) publishes afresh: the old tracks go with the old
+            // transport, as when it fails (Router.onFailed); kept, they held the old offer's SSRCs and the new
+            // stream was never learned (chaos quick run 12:16: the host never received the guest again)
+            if (publish) for (PublishedTrack old : new ArrayList<>(p.tracksByMid.values())) {
+                if (old.upstream == null) unpublish(p, old, p.publishEventsUrl, p.publishGeneration);
+            }
             t = new WebRtcTransport(UUID.randomUUID().toString(), router.loop, router.io, router.certificate, Router.srtpProfiles(publish, r.media()), local,
                     r.remoteUfrag(), r.remoteFingerprint(), router.metrics, router);
             router.demux.add(t);

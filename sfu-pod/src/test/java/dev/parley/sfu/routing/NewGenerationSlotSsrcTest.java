@@ -81,4 +81,29 @@ class NewGenerationSlotSsrcTest {
         assertThat(next.slots()).anySatisfy(a -> assertThat(a.mid()).isEqualTo(s2.mid));
         assertThat(s1.track == null || s1 == s2).as("an old slot no longer takes the camera's packets").isTrue();
     }
+
+    /**
+     * The publisher's side of the same move (chaos quick run 12:16: the guest took a new generation on its SFU and the
+     * host never received it again): the new publish offer's streams must be the ones the SFU knows and forwards, and
+     * every subscriber's slot must carry the track as published now, not the old transport's.
+     */
+    @Test
+    void aNewPublishTransportOnTheSameSfuPublishesItsOwnStreams() {
+        router.call(() -> router.control().createTransport("m", "pub", 1, 7, true,
+                AnswerBuilderTest.offer("sendonly", false), grant("pub"), null, List.of(), null));
+        subscribe(1);
+        String second = AnswerBuilderTest.offer("sendonly", false).replace("a=ssrc:5678 ", "a=ssrc:9999 ").replace("a=ssrc:1234 ", "a=ssrc:4321 ");
+        router.call(() -> router.control().createTransport("m", "pub", 2, 7, true, second, grant("pub"), null, List.of(), null));
+        router.call(() -> {
+            Participant pub = router.meetings().get("m").participants.get("pub");
+            PublishedTrack video = pub.tracksByMid.get("1");
+            assertThat(pub.tracksByDeclaredSsrc.get(9999L)).as("the new offer's video SSRC is known").isSameAs(video);
+            assertThat(pub.tracksByDeclaredSsrc).doesNotContainKey(5678L);
+            Slot s = null;
+            for (Slot x : router.meetings().get("m").participants.get("sub").slots) if (x.video) s = x;
+            assertThat(s).isNotNull();
+            assertThat(s.track).as("the subscriber's slot carries the track published now").isSameAs(video);
+            return null;
+        });
+    }
 }
