@@ -106,7 +106,15 @@ final class ChaosRun implements AutoCloseable {
                 new Faults.SignalingDrops(10_000), new Faults.ControllerEtcdPartition(10_000)));
         }
         all.add(new Faults.S3Outage(10_000));
-        return all;
+        return only(all);
+    }
+
+    /** {@code -Dchaos.faults=EtcdDown,SfuKill}: only the faults of those classes (a small reproduction run). */
+    private static List<Fault> only(List<Fault> all) {
+        String names = System.getProperty("chaos.faults", "");
+        if (names.isBlank()) return all;
+        List<String> wanted = List.of(names.split(","));
+        return all.stream().filter(f -> wanted.contains(f.getClass().getSimpleName())).toList();
     }
 
     Result execute() throws Exception {

@@ -76,6 +76,31 @@ class InvariantsTest {
     }
 
     @Test
+    void mediaOnlyWithLiveGrantTakesAPollAsProofOfExpiryOnlyFromItsAnswer() {
+        GrantTimeline t = new GrantTimeline();
+        MediaOnlyWithLiveGrant inv = new MediaOnlyWithLiveGrant(t, () -> 400 * MS);
+        for (long ms = 0; ms <= 750; ms += 250) {                                  // live, answered at once
+            t.record(M, "pub", ms * MS, ms * MS, GrantTimeline.State.LIVE);
+            t.record(M, "sub", ms * MS, ms * MS, GrantTimeline.State.LIVE);
+        }
+        // the grant runs out at 1100 ms; the poll sent at 1000 ms is answered at 1400 ms (a loaded SFU) with the
+        // snapshot taken after the expiry: it says EXPIRED, but proves nothing before 1400 ms
+        for (long ms = 1000; ms <= 3000; ms += 250) {
+            t.record(M, "pub", ms * MS, (ms + 400) * MS, GrantTimeline.State.EXPIRED);
+            t.record(M, "sub", ms * MS, (ms + 400) * MS, GrantTimeline.State.LIVE);
+        }
+        // 3 packets sent at 1050 ms (grant live), received 1450-1650 ms: the window reaches back to 1050 ms
+        inv.window(new MediaWindow(M, "sub", "pub", 1450 * MS, 1650 * MS, 1450, 1650, 3, false, 1050 * MS));
+        inv.observe(obs(3250, 5, List.of(), List.of()));
+        assertThat(inv.checks()).isEqualTo(1);
+        assertThat(inv.violations()).isZero();
+        // sent at 1900 ms, after the 1400 ms answer had shown the expiry: a violation
+        inv.window(new MediaWindow(M, "sub", "pub", 2400 * MS, 2600 * MS, 2400, 2600, 3, false, 1900 * MS));
+        inv.observe(obs(3500, 5, List.of(), List.of()));
+        assertThat(inv.violations()).isEqualTo(1);
+    }
+
+    @Test
     void mediaOnlyWithLiveGrantDoesNotBlameAnSfuThatDidNotAnswer() {
         GrantTimeline t = new GrantTimeline();
         MediaOnlyWithLiveGrant inv = new MediaOnlyWithLiveGrant(t, () -> 400 * MS);

@@ -84,11 +84,12 @@ final class Observer implements AutoCloseable {
         long nanos = System.nanoTime();
         long wall = System.currentTimeMillis();
         List<Observation.SfuView> sfus = sfuViews();
+        long answered = System.nanoTime();                  // each SFU's snapshot lies between nanos and answered
         Map<String, Long> after = pgEpochs(meetings);
         Map<String, List<Observation.OwnerView>> owners = ownerViews(meetings);
         Observation o = new Observation(nanos, wall, before, after, sfus, owners);
         for (Map.Entry<String, List<String>> e : all.entrySet()) {
-            for (String pid : e.getValue()) timeline.record(e.getKey(), pid, nanos, o.grantState(e.getKey(), pid));
+            for (String pid : e.getValue()) timeline.record(e.getKey(), pid, nanos, answered, o.grantState(e.getKey(), pid));
         }
         sampleLoad();
         long now = System.nanoTime();
@@ -176,12 +177,32 @@ final class Observer implements AutoCloseable {
                 if (err != null || r.statusCode() != 200) {
                     return new Observation.SfuView(s.name, inc, s.alive() ? Observation.Reach.UNKNOWN : Observation.Reach.DEAD, Map.of(), 0);
                 }
+                dump(s.name, r.body());
                 return parseSfu(s.name, inc, r.body());
             }));
         }
         List<Observation.SfuView> out = new ArrayList<>();
         for (CompletableFuture<Observation.SfuView> f : fs) out.add(f.join());
         return out;
+    }
+
+    private static final boolean DUMP = Boolean.getBoolean("chaos.dumpState");
+    private final Map<String, Long> lastDump = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** {@code -Dchaos.dumpState=true}: each SFU's raw {@code /state} every ~2 s under logs/state/ (diagnosis). */
+    private void dump(String sfu, String body) {
+        if (!DUMP) return;
+        long now = System.currentTimeMillis();
+        Long last = lastDump.get(sfu);
+        if (last != null && now - last < 2_000) return;
+        lastDump.put(sfu, now);
+        try {
+            java.nio.file.Path dir = platform.logDir.resolve("state");
+            java.nio.file.Files.createDirectories(dir);
+            java.nio.file.Files.writeString(dir.resolve(now + "-" + sfu + ".json"), body);
+        } catch (java.io.IOException e) {
+            // diagnosis only
+        }
     }
 
     static Observation.SfuView parseSfu(String pod, int incarnation, String body) {

@@ -74,6 +74,12 @@ public final class MeetingControl {
             }
         } else {
             if (existing != null) closeTransport(existing, null);
+            // a new publish transport (new generation on this SFU) publishes afresh: the old tracks go with the old
+            // transport, as when it fails (Router.onFailed); kept, they held the old offer's SSRCs and the new
+            // stream was never learned (chaos quick run 12:16: the host never received the guest again)
+            if (publish) for (PublishedTrack old : new ArrayList<>(p.tracksByMid.values())) {
+                if (old.upstream == null) unpublish(p, old, p.publishEventsUrl, p.publishGeneration);
+            }
             t = new WebRtcTransport(UUID.randomUUID().toString(), router.loop, router.io, router.certificate, Router.srtpProfiles(publish, r.media()), local,
                     r.remoteUfrag(), r.remoteFingerprint(), router.metrics, router);
             router.demux.add(t);
@@ -223,7 +229,11 @@ public final class MeetingControl {
         for (MediaPlan mp : plans) {
             if (!mp.accepted() || !mp.sfuSends()) continue;
             if (twcc == 0) twcc = mp.ext(ExtensionUris.TRANSPORT_CC);      // BUNDLE: one id for the transport
-            Slot s = existing.remove(mp.mid());
+            Slot s = existing.get(mp.mid());
+            // a slot carries on only if the answer kept its SSRC (a renegotiation of the same transport); a new
+            // transport's answer names fresh SSRCs, and an old slot would forward on one the browser never heard of
+            if (s != null && (s.ssrc & 0xFFFFFFFFL) == mp.slotSsrc() && s.video == mp.isVideo()) existing.remove(mp.mid());
+            else s = null;
             if (s == null) s = new Slot(p, mp.mid(), mp.isVideo(), (int) mp.slotSsrc(), mp.payloadType(),
                     mp.ext(ExtensionUris.MID), mp.ext(ExtensionUris.AUDIO_LEVEL));
             s.rtxSsrc = (int) mp.slotRtxSsrc();
@@ -291,29 +301,61 @@ public final class MeetingControl {
         if (!m.grants.admitEpoch(epoch)) throw new ControlException.StaleEpoch(m.grants.highestEpoch());
         Participant p = m.participants.get(participantId);
         if (p == null) return;
+        forget(m, p);
+        if (m.participants.isEmpty()) router.meetings.remove(meetingId);
+    }
+
+    /** Everything of {@code p} goes: transports, tracks, slots, grant, speaker and top-N places. Idempotent. */
+    private void forget(Meeting m, Participant p) {
         if (p.publish != null) closeTransport(p.publish, null);
         if (p.subscribe != null) closeTransport(p.subscribe, null);
         for (PublishedTrack t : new ArrayList<>(p.tracksByMid.values())) unpublish(p, t, p.publishEventsUrl, p.publishGeneration);
         for (Slot s : p.slots) if (s.track != null) s.track.slots.remove(s);
         if (p.testLink != null) p.testLink.close();
-        m.participants.remove(participantId);
-        m.grants.remove(participantId);
-        m.speakers.unregister(participantId);
+        m.participants.remove(p.id);
+        m.grants.remove(p.id);
+        m.speakers.unregister(p.id);
         m.audio.unregister(p, router.events);
-        m.dynacast.removeSubscriber(participantId);
-        if (m.participants.isEmpty()) router.meetings.remove(meetingId);
+        m.dynacast.removeSubscriber(p.id);
     }
 
     /**
-     * Forgets meetings with no participant here and no grant still live. A grant batch creates the meeting it names
-     * (grants may arrive before the first transport), and a batch that lands after the last participant left (a
-     * renewal or revocation in flight) would otherwise stay for the life of the process, ticked every 100 ms.
-     * Forgetting it is what the last departure does anyway (its epoch goes with it, as it does then).
+     * How long a participant may stay with no transport and no live grant before the SFU forgets it by itself. The
+     * controller renews a present participant's grant every second (ttl ≤ 3 s), so a participant whose grant ran out
+     * is gone, or its owner cannot confirm its lease; the grace covers the latter (etcd down, a new owner taking
+     * over) and a reconnect that comes back with a new transport and a fresh grant.
+     */
+    static final long ORPHAN_GRACE_NANOS = 20_000_000_000L;
+
+    /**
+     * Forgets what nobody will remove any more (runs every second on the media thread): participants with no
+     * transport here, no relayed track and no live grant for {@link #ORPHAN_GRACE_NANOS} (their removal or the
+     * meeting's end did not reach this SFU: the SFU or the controller was down, the request was lost), then meetings
+     * with no participant here and no grant still live. A grant batch creates the meeting it names (grants may
+     * arrive before the first transport), and a batch that lands after the last participant left (a renewal or
+     * revocation in flight) would otherwise stay for the life of the process, ticked every 100 ms. Forgetting it is
+     * what the last departure does anyway (its epoch goes with it, as it does then). Returns the meetings forgotten.
      */
     int forgetIdleMeetings(long now) {
+        for (Meeting m : router.meetings.values()) {
+            List<Participant> orphans = null;
+            for (Participant p : m.participants.values()) {
+                if (!orphaned(m, p, now)) { p.orphanSince = 0; continue; }
+                if (p.orphanSince == 0) p.orphanSince = now;
+                else if (now - p.orphanSince >= ORPHAN_GRACE_NANOS) (orphans == null ? orphans = new ArrayList<>() : orphans).add(p);
+            }
+            if (orphans != null) for (Participant p : orphans) forget(m, p);
+        }
         int before = router.meetings.size();
         router.meetings.values().removeIf(m -> m.participants.isEmpty() && !m.grants.anyLive(now));
         return before - router.meetings.size();
+    }
+
+    /** No transport, no relayed track (a relay's stand-in publisher goes with its relay) and no live grant. */
+    private static boolean orphaned(Meeting m, Participant p, long now) {
+        if (p.publish != null || p.subscribe != null || m.grants.get(p.id).live(now)) return false;
+        for (PublishedTrack t : p.tracksByMid.values()) if (t.upstream != null) return false;
+        return true;
     }
 
     public List<SlotAssignment> updateSubscriptions(String meetingId, String participantId, long epoch, List<TrackSubscription> tracks) {

@@ -86,6 +86,8 @@ public final class Participant {
     /** What this subscriber's client was told about paused video subscriptions. */
     final PauseNotices pauseNotices = new PauseNotices();
 
+    /** When the SFU first saw this participant with no transport, no relayed track and no live grant (0: not so). */
+    long orphanSince;
     /** Slot in the meeting's active-speaker detector, or -1 while no audio is published. */
     int speakerSlot = -1;
     /** Index in the meeting's top-N audio selector while an audio track is published, else -1. */

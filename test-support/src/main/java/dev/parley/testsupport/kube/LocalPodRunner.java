@@ -139,7 +139,8 @@ public final class LocalPodRunner implements AutoCloseable {
         for (EnvVar v : pod.getSpec().getContainers().get(0).getEnv()) {
             env.put(v.getName(), resolve(pod, v));
         }
-        env.replaceAll((k, v) -> k.startsWith("PARLEY_") && k.endsWith("_PORT") ? String.valueOf(FreePorts.tcp()) : v);
+        int span = portSpan(env);
+        env.replaceAll((k, v) -> k.startsWith("PARLEY_") && k.endsWith("_PORT") ? String.valueOf(FreePorts.tcpAndUdpRange(span)) : v);
         env.put("PARLEY_BIND_ADDRESS", "127.0.0.1");
         try {
             ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -163,6 +164,18 @@ public final class LocalPodRunner implements AutoCloseable {
         } catch (IOException e) {
             LOG.warn("could not start {}: {}", name, e.getMessage());
         }
+    }
+
+    /**
+     * How many consecutive ports each {@code PARLEY_*_PORT} needs free, TCP and UDP alike: an SFU's media worker i
+     * binds UDP and ICE-TCP at port + i ({@code PARLEY_SFU_WORKERS}, default one per core as the SFU counts them);
+     * a TURN port is both TCP and UDP. Checking only the port itself let port + 1 be taken ("Address already in use").
+     */
+    static int portSpan(Map<String, String> env) {
+        String workers = env.get("PARLEY_SFU_WORKERS");
+        if (workers != null && workers.trim().matches("\\d+")) return Math.max(1, Integer.parseInt(workers.trim()));
+        boolean sfu = env.containsKey("PARLEY_MEDIA_UDP_PORT") || env.containsKey("PARLEY_MEDIA_TCP_PORT");
+        return sfu ? Math.max(2, Runtime.getRuntime().availableProcessors()) : 1;
     }
 
     private String resolve(Pod pod, EnvVar v) {

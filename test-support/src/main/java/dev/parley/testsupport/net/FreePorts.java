@@ -73,6 +73,47 @@ public final class FreePorts {
         throw new IllegalStateException("no port free for both TCP and UDP on loopback after 50 attempts");
     }
 
+    /**
+     * The first of {@code count} consecutive ports each free for both TCP and UDP right now, none handed out before
+     * (an SFU with n media workers binds UDP and ICE-TCP at base .. base + n - 1, so base + 1 must be free too).
+     * Every port of the range is remembered, so a later call never hands out one inside it.
+     */
+    public static int tcpAndUdpRange(int count) {
+        if (count < 1) throw new IllegalArgumentException("count must be >= 1");
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int base = tcp();
+            if (base + count - 1 > 65535) continue;
+            if (rangeFree(base, count) && rememberRange(base + 1, count - 1)) return base;
+        }
+        throw new IllegalStateException("no " + count + " consecutive ports free for TCP and UDP on loopback");
+    }
+
+    private static boolean rangeFree(int base, int count) {
+        for (int port = base; port < base + count; port++) {
+            if (port != base && handedOutContains(port)) return false;
+            try (ServerSocket t = new ServerSocket()) {
+                t.setReuseAddress(false);
+                t.bind(new InetSocketAddress(LOOPBACK, port));
+                try (DatagramSocket u = new DatagramSocket(new InetSocketAddress(LOOPBACK, port))) {
+                    if (u.getLocalPort() != port) return false;
+                }
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static synchronized boolean handedOutContains(int port) {
+        return handedOut.contains(port);
+    }
+
+    private static synchronized boolean rememberRange(int from, int count) {
+        for (int port = from; port < from + count; port++) if (handedOut.contains(port)) return false;
+        for (int port = from; port < from + count; port++) handedOut.add(port);
+        return true;
+    }
+
     /** True if something accepts TCP connections on 127.0.0.1:port. */
     public static boolean isListening(int port) {
         try (java.net.Socket socket = new java.net.Socket()) {

@@ -33,4 +33,21 @@ class FreePortsTest {
             assertThat(t.getLocalPort()).isEqualTo(u.getLocalPort());
         }
     }
+
+    /** An SFU with n media workers binds UDP and ICE-TCP at base .. base + n - 1: every one of them must be free. */
+    @Test
+    void aRangeIsFreeForTcpAndUdpAndNeverHandedOutAgain() throws Exception {
+        java.util.Set<Integer> ranges = new java.util.HashSet<>();
+        for (int i = 0; i < 20; i++) {
+            int base = FreePorts.tcpAndUdpRange(3);
+            for (int port = base; port < base + 3; port++) {
+                assertThat(ranges.add(port)).as("port %d handed out twice", port).isTrue();
+                try (ServerSocket t = new ServerSocket(port, 1, InetAddress.getLoopbackAddress());
+                     DatagramSocket u = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))) {
+                    assertThat(u.getLocalPort()).isEqualTo(t.getLocalPort());
+                }
+            }
+        }
+        for (int i = 0; i < 200; i++) assertThat(ranges).doesNotContain(FreePorts.tcp());
+    }
 }
