@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-MODULES="media-core turn-pod recorder-pod controller-pod bench"
+MODULES="media-core sfu-pod turn-pod recorder-pod controller-pod bench"
 OUT=$ROOT/target/fuzz
 mkdir -p "$OUT"
 
