@@ -60,7 +60,7 @@ while IFS='|' read -r module cls meth; do
   set +e
   JAZZER_FUZZ=1 "$JAVA_HOME/bin/java" -Xmx1g -cp "$cp" com.code_intelligence.jazzer.Jazzer \
     --target_class="$cls" --target_method="$meth" --instrument='dev.parley.**' --custom_hook_excludes='**' \
-    -runs="$RUNS" -max_total_time="$TIME" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -runs="$RUNS" -max_total_time="$TIME" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$findings/" "$work" "$corpus" >"$log" 2>&1
   rc=$?
   set -e

@@ -4,7 +4,6 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -22,9 +21,7 @@ final class JsonLine {
     /** Fields the encoder writes itself; an MDC key with one of these names would make a duplicate key. */
     static final Set<String> RESERVED = Set.of("@timestamp", "level", "logger", "thread", "message", "stack_trace");
 
-    /** Buffers shared across threads: log lines come from virtual threads, where Jackson's per-thread reuse never hits. */
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool()).build();
+    private static final JsonFactory JSON = new JsonFactory();
 
     private JsonLine() {
     }
