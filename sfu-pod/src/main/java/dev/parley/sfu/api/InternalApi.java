@@ -320,9 +320,19 @@ public final class InternalApi implements AutoCloseable {
         throw new JsonFields.Invalid(key + ": query parameter required");
     }
 
-    /** The request body as a JSON tree ({@code MissingNode} when empty); JacksonException when it is not JSON. */
+    /**
+     * The request body as a JSON tree ({@code MissingNode} when empty); JacksonException when it is not JSON. Jackson
+     * guesses UTF-16/32 from leading NUL bytes and reports bad code units as a plain {@code CharConversionException},
+     * which is no JacksonException: without the catch it left the handler and the client got no answer at all
+     * (found by {@code InternalApiFuzzTest}).
+     */
     private JsonNode tree(HttpExchange ex) throws IOException {
-        return json.readTree(body(ex));
+        byte[] b = body(ex);
+        try {
+            return json.readTree(b);
+        } catch (java.io.CharConversionException notText) {
+            throw new JsonFields.Invalid("body: not valid JSON");
+        }
     }
 
     private static byte[] body(HttpExchange ex) throws IOException {

@@ -69,7 +69,12 @@ class InternalApiFuzzTest {
         HttpRequest req = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))
                 .header("Authorization", "Bearer " + SECRET).header("Content-Type", "application/json")
                 .method(route[0], HttpRequest.BodyPublishers.ofByteArray(body)).build();
-        HttpResponse<String> r = HTTP.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        HttpResponse<String> r;
+        try {
+            r = HTTP.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (java.io.IOException noAnswer) {
+            throw new AssertionError("no answer to " + route[0] + " " + path + " " + new String(body, StandardCharsets.UTF_8), noAnswer);
+        }
         assertThat(r.statusCode()).as("%s %s %s -> %s", route[0], path, new String(body, StandardCharsets.UTF_8), r.body())
                 .isBetween(200, 499);
     }
