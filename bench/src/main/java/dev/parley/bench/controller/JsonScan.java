@@ -208,7 +208,20 @@ final class JsonScan {
             }
             if (c == '\\') {
                 escaped = true;
-                pos++;
+                // RFC 8259 §7: only these escapes exist; anything else copied verbatim would not be JSON
+                byte e = pos < end ? b[pos] : 0;
+                if (e == 'u') {
+                    for (int k = 1; k <= 4; k++) {
+                        if (pos + k >= end || Character.digit(b[pos + k], 16) < 0) {
+                            throw bad("bad \\u escape in string");
+                        }
+                    }
+                    pos += 5;
+                } else if ("\"\\/bfnrt".indexOf(e) >= 0 && e != 0) {
+                    pos++;
+                } else {
+                    throw bad("invalid escape in string");
+                }
             }
         }
     }
