@@ -39,6 +39,12 @@ class CrossSfuPlacementIT {
             String[] a = s.admittedAttendee(0), b = s.admittedAttendee(0), c = s.admittedAttendee(0),
                     d = s.admittedAttendee(0), e = s.admittedAttendee(0);
 
+            var tooLong = s.transportIn(0, a[0], a[1], 0, "a0", "r".repeat(64));
+            assertThat(tooLong.status()).as("an over-long media_region is refused, nothing reserved").isEqualTo(400);
+            assertThat(tooLong.raw()).contains("media_region");
+            var notText = h.call(0, "POST", "/v1/meetings/" + s.meetingId + "/participants/" + a[1] + "/transports", a[0],
+                    "a0b", "{\"expected_transport_generation\":0,\"device_key_id\":\"device-key-82\",\"media_region\":7}");
+            assertThat(notText.status()).as("a media_region that is not text is refused").isEqualTo(400);
             var ra = s.transport(0, a[0], a[1], 0, "a1");
             assertThat(ra.status()).as(ra.raw()).isEqualTo(200);
             assertThat(sfuOf(a[1])).isEqualTo("sfu-0");
