@@ -61,8 +61,21 @@ final class AudioTopN {
         if (selector.activityChanged(nowNanos / 1_000_000)) replanAll(nowNanos, events);
     }
 
+    /** Every receiver of the meeting; the meeting-wide ranking is computed once for all of them. */
     void replanAll(long nowNanos, EventPublisher events) {
-        for (Participant sub : meeting.participants.values()) replan(sub, nowNanos, events, true);
+        Ranking ranking = ranking(nowNanos);
+        for (Participant sub : meeting.participants.values()) replan(sub, ranking, events, true);
+    }
+
+    /** The held speakers loudest first and those of them talking now: the same for every receiver at one instant. */
+    private record Ranking(List<String> ranked, List<String> active) {}
+
+    private Ranking ranking(long nowNanos) {
+        long nowMs = nowNanos / 1_000_000;
+        List<String> ranked = selector.ranked(nowMs);
+        List<String> active = new ArrayList<>(ranked.size());
+        for (String id : ranked) if (selector.isActive(id, nowMs)) active.add(id);
+        return new Ranking(ranked, active);
     }
 
     /**
@@ -70,26 +83,36 @@ final class AudioTopN {
      * map as a {@code slot_assignments} event when anything moved (a transport answer carries it already).
      */
     void replan(Participant sub, long nowNanos, EventPublisher events, boolean notify) {
-        List<Slot> audio = new ArrayList<>();
-        for (Slot s : sub.slots) if (!s.video) audio.add(s);
-        if (audio.isEmpty()) return;
+        replan(sub, ranking(nowNanos), events, notify);
+    }
+
+    private void replan(Participant sub, Ranking ranking, EventPublisher events, boolean notify) {
+        List<Slot> audio = null;
+        for (Slot s : sub.slots) {
+            if (s.video) continue;
+            if (audio == null) audio = new ArrayList<>(4);
+            audio.add(s);
+        }
+        if (audio == null) return; // a publisher-only participant: most of a big meeting's re-plan, so no garbage
         String[] current = new String[audio.size()];
         for (int i = 0; i < current.length; i++) current[i] = audio.get(i).track == null ? null : audio.get(i).track.owner.id;
+        if (RECORDER.test(sub.id)) {
+            moveSlots(sub, audio, everyoneFor(sub, current), events, notify);
+            return;
+        }
+        String[] next = AudioSlotPlan.plan(current, selector.n(), ranking.ranked(), ranking.active(), sub.id, pinnedSpeakers(sub));
+        moveSlots(sub, audio, next, events, notify);
+    }
+
+    /** The audio publishers {@code sub} pinned a track of (a scan of the meeting only when it pinned anything). */
+    private List<String> pinnedSpeakers(Participant sub) {
+        if (sub.pinned.isEmpty()) return List.of();
         List<String> pinned = new ArrayList<>();
         for (Participant q : meeting.participants.values()) {
             if (q == sub || audioTrack(q) == null) continue;
             for (PublishedTrack t : q.tracksByMid.values()) if (sub.pinned.contains(t.trackId)) { pinned.add(q.id); break; }
         }
-        if (RECORDER.test(sub.id)) {
-            moveSlots(sub, audio, everyoneFor(sub, current), events, notify);
-            return;
-        }
-        long nowMs = nowNanos / 1_000_000;
-        List<String> ranked = selector.ranked(nowMs);
-        List<String> active = new ArrayList<>(ranked.size());
-        for (String id : ranked) if (selector.isActive(id, nowMs)) active.add(id);
-        String[] next = AudioSlotPlan.plan(current, selector.n(), ranked, active, sub.id, pinned);
-        moveSlots(sub, audio, next, events, notify);
+        return pinned;
     }
 
     /**

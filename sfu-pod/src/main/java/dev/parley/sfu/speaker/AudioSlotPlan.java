@@ -32,7 +32,7 @@ public final class AudioSlotPlan {
                                 Collection<String> pinned) {
         int limit = Math.min(n, current.length);
         Set<String> want = new LinkedHashSet<>();
-        pinned.stream().filter(id -> id != null && !id.equals(self)).sorted().limit(limit).forEach(want::add);
+        if (!pinned.isEmpty()) pinned.stream().filter(id -> id != null && !id.equals(self)).sorted().limit(limit).forEach(want::add);
         for (boolean talking : new boolean[]{true, false}) {
             for (String id : current) {
                 if (want.size() < limit && id != null && !id.equals(self) && ranked.contains(id) && active.contains(id) == talking) want.add(id);
