@@ -45,6 +45,7 @@ public final class RelayDriver {
     private final GrantService grants;
     private final SfuSelector selector;
     private final RelayApplier applier;
+    private final TrackSync sync;
     private final Planner planner = new Planner(GRACE_MS);
     private final Map<UUID, MeetingRelays> meetings = new ConcurrentHashMap<>();
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -59,13 +60,19 @@ public final class RelayDriver {
     public RelayDriver(GrantService grants, SfuSelector selector, Ownership ownership, ParleyConfig cfg, MeterRegistry meters) {
         this.grants = grants;
         this.selector = selector;
-        this.applier = new RelayApplier(new RelayCalls(cfg.internalSecret()));
+        RelayCalls calls = new RelayCalls(cfg.internalSecret());
+        this.applier = new RelayApplier(calls);
+        this.sync = new TrackSync(calls);
         meters.gauge("parley_relays_active", active);
         this.failures = Counter.builder("parley_relay_apply_failures")
                 .description("relay requests an SFU refused or did not answer (retried next round)").register(meters);
         this.created = Counter.builder("parley_relays_created")
                 .description("relays created or changed at the SFUs").register(meters);
         ownership.onLost(meetings::remove); // the SFUs fence our relays once the new owner's epoch reaches them
+        ownership.onAcquired((m, epoch) -> { // a takeover: the tracks published before it are read from the SFUs
+            meetings.putIfAbsent(m, new MeetingRelays(epoch));
+            thread.execute(() -> reconcile(m));
+        });
         thread.scheduleWithFixedDelay(this::round, ROUND_MS, ROUND_MS, TimeUnit.MILLISECONDS);
     }
 
@@ -78,7 +85,7 @@ public final class RelayDriver {
         if (SfuEvent.TRACK_PUBLISHED.equals(ev.type())) {
             Long epoch = grants.epochOf(meetingId);
             if (epoch == null) return;
-            meetings.computeIfAbsent(meetingId, k -> new MeetingRelays(epoch)).tracks.put(trackId,
+            meetings.computeIfAbsent(meetingId, k -> new MeetingRelays(epoch)).learnt(
                     new TrackInfo(trackId, ev.participantId(), d.path("kind").asText("video"), d.path("simulcast_layers").asInt(1)));
         } else if (SfuEvent.TRACK_UNPUBLISHED.equals(ev.type())) {
             MeetingRelays m = meetings.get(meetingId);
@@ -86,7 +93,7 @@ public final class RelayDriver {
             // a receiving SFU unpublishes its relayed copy when a relay ends: only the origin's word counts
             String origin = t == null ? null : grants.placements(meetingId).get(t.publisher());
             if (t == null || (ev.sfu() != null && origin != null && !ev.sfu().equals(origin))) return;
-            m.tracks.remove(trackId);
+            m.forget(trackId);
         } else {
             return;
         }
@@ -118,8 +125,13 @@ public final class RelayDriver {
                 m.plan = DistributionPlan.EMPTY; // a meeting on one SFU (the usual case): nothing to plan
                 return;
             }
-            PlanInput in = PlanInputs.of(placement, m.tracks, pod -> selector.get(pod).map(SfuEntry::region).orElse(null),
-                    PlanInputs.pods(m.plan));
+            if (!m.grantsHeld) {
+                // our relays raise the SFUs' epoch, which voids the old owner's grants there: first our grants
+                if (!grants.grantsHeld(meetingId, livePods(placement))) return;
+                m.grantsHeld = true;
+            }
+            if (sync.due(m, System.nanoTime())) sync.sync(meetingId.toString(), m, epoch, placement, this::urlOf);
+            PlanInput in = PlanInputs.of(placement, m.tracks, this::regionOf, PlanInputs.pods(m.plan));
             long now = System.currentTimeMillis();
             DistributionPlan plan = planner.plan(m.plan, in, now);
             for (int i = 0; i < 3; i++) { // make-before-break: a PREPARING hop in place takes over, then re-plan
@@ -138,6 +150,17 @@ public final class RelayDriver {
         } catch (RuntimeException e) {
             LOG.warn("relay round for meeting {} failed", meetingId, e);
         }
+    }
+
+    private java.util.Set<String> livePods(Map<String, String> placement) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (String pod : placement.values()) if (regionOf(pod) != null) out.add(pod);
+        return out;
+    }
+
+    /** A pod's region; null for a pod gone from the registry. */
+    private String regionOf(String pod) {
+        return selector.get(pod).map(SfuEntry::region).orElse(null);
     }
 
     private String urlOf(String pod) {
