@@ -9,6 +9,7 @@ import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.media.GrantService;
 import dev.parley.controller.media.SfuSelector;
 import dev.parley.controller.ownership.Ownership;
+import dev.parley.platform.etcd.RegistryWatcher;
 import dev.parley.platform.etcd.SfuEntry;
 import dev.parley.platform.internal.SfuEvent;
 import io.micrometer.core.instrument.Counter;
@@ -32,7 +33,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the distribution ({@link Planner}, pure) from what we know — placements from the transports we reserved, tracks
  * from the SFUs' {@code track_published}/{@code track_unpublished} events — and has {@link RelayApplier} make the
  * SFUs carry it. Runs on one thread: on every track event at once, and every {@value #ROUND_MS} ms for all owned
- * meetings (joins, leaves, moves and the idle-hop grace are seen there). A new owner epoch makes new relays.
+ * meetings (joins, leaves, moves and the idle-hop grace are seen there). A new owner epoch makes new relays, from
+ * tracks read from the SFUs ({@link TrackSync}). An SFU leaving the registry, changing state or failing our health
+ * probe ({@link SfuLiveness}) re-plans at once; DRAINING SFUs are no hubs ({@code PlanInput.drainingSfus}).
  */
 @Context
 @Singleton
@@ -46,6 +49,10 @@ public final class RelayDriver {
     private final SfuSelector selector;
     private final RelayApplier applier;
     private final TrackSync sync;
+    private final SfuLiveness liveness;
+    private final RegistryWatcher<SfuEntry> registry;
+    /** pod → state at the last registry change: a pod leaving or changing state re-plans at once. */
+    private volatile Map<String, String> registered = Map.of();
     private final Planner planner = new Planner(GRACE_MS);
     private final Map<UUID, MeetingRelays> meetings = new ConcurrentHashMap<>();
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -57,9 +64,15 @@ public final class RelayDriver {
     private final Counter failures;
     private final Counter created;
 
-    public RelayDriver(GrantService grants, SfuSelector selector, Ownership ownership, ParleyConfig cfg, MeterRegistry meters) {
+    public RelayDriver(GrantService grants, SfuSelector selector, Ownership ownership, ParleyConfig cfg, MeterRegistry meters,
+                       RegistryWatcher<SfuEntry> registry) {
         this.grants = grants;
         this.selector = selector;
+        this.registry = registry;
+        this.liveness = new SfuLiveness(pod -> {
+            selector.markUnreachable(pod); // no new transports there either, while its entry lives on
+            thread.execute(this::round);
+        });
         RelayCalls calls = new RelayCalls(cfg.internalSecret());
         this.applier = new RelayApplier(calls);
         this.sync = new TrackSync(calls);
@@ -73,7 +86,28 @@ public final class RelayDriver {
             meetings.putIfAbsent(m, new MeetingRelays(epoch));
             thread.execute(() -> reconcile(m));
         });
+        registered = states();
+        registry.addListener(this::registryChanged);
         thread.scheduleWithFixedDelay(this::round, ROUND_MS, ROUND_MS, TimeUnit.MILLISECONDS);
+    }
+
+    private Map<String, String> states() {
+        Map<String, String> out = new java.util.HashMap<>();
+        registry.entries().forEach((pod, e) -> out.put(pod, String.valueOf(e.state())));
+        return out;
+    }
+
+    /** An SFU left the registry (its lease ended) or changed state (DRAINING): re-plan every meeting now. */
+    private void registryChanged() {
+        Map<String, String> now = states(), before = registered;
+        registered = now;
+        for (Map.Entry<String, String> e : before.entrySet()) {
+            if (!e.getValue().equals(now.get(e.getKey()))) {
+                LOG.info("SFU {} is {} now: relays re-planned", e.getKey(), now.getOrDefault(e.getKey(), "gone"));
+                thread.execute(this::round);
+                return;
+            }
+        }
     }
 
     /** An SFU event for a meeting we own: a (non-relayed) track published or unpublished re-plans at once. */
@@ -102,12 +136,29 @@ public final class RelayDriver {
 
     private void round() {
         int n = 0;
+        probe();
         for (UUID m : meetings.keySet()) {
             reconcile(m);
             MeetingRelays r = meetings.get(m);
             if (r != null) n += r.applied.size();
         }
         active.set(n);
+    }
+
+    /** Probes the SFUs on the relay paths of our meetings (answers come back on the HTTP client's threads). */
+    private void probe() {
+        java.util.Set<String> pods = new java.util.HashSet<>();
+        for (MeetingRelays m : meetings.values()) {
+            pods.addAll(PlanInputs.pods(m.plan));
+            synchronized (m) {
+                for (AppliedRelay r : m.applied.values()) {
+                    pods.add(r.from());
+                    pods.add(r.to());
+                }
+            }
+        }
+        liveness.retain(registry.entries().keySet());
+        for (String pod : pods) selector.get(pod).ifPresent(e -> liveness.probe(pod, e.internalUrl()));
     }
 
     private void reconcile(UUID meetingId) {
@@ -131,7 +182,7 @@ public final class RelayDriver {
                 m.grantsHeld = true;
             }
             if (sync.due(m, System.nanoTime())) sync.sync(meetingId.toString(), m, epoch, placement, this::urlOf);
-            PlanInput in = PlanInputs.of(placement, m.tracks, this::regionOf, PlanInputs.pods(m.plan));
+            PlanInput in = PlanInputs.of(placement, m.tracks, this::regionOf, PlanInputs.pods(m.plan), selector.drainingPods());
             long now = System.currentTimeMillis();
             DistributionPlan plan = planner.plan(m.plan, in, now);
             for (int i = 0; i < 3; i++) { // make-before-break: a PREPARING hop in place takes over, then re-plan
@@ -158,13 +209,13 @@ public final class RelayDriver {
         return out;
     }
 
-    /** A pod's region; null for a pod gone from the registry. */
+    /** A pod's region; null for a pod that is dead to us (gone from the registry, or down by our probes). */
     private String regionOf(String pod) {
-        return selector.get(pod).map(SfuEntry::region).orElse(null);
+        return liveness.down(pod) ? null : selector.get(pod).map(SfuEntry::region).orElse(null);
     }
 
     private String urlOf(String pod) {
-        return selector.get(pod).map(SfuEntry::internalUrl).orElse(null);
+        return liveness.down(pod) ? null : selector.get(pod).map(SfuEntry::internalUrl).orElse(null);
     }
 
     /** The meeting's relays as this owner put them in place (for the internal meeting state; no keys). */
