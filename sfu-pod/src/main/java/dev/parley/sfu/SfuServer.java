@@ -81,6 +81,20 @@ public final class SfuServer implements AutoCloseable {
     @Override
     public void close() {
         if (registration != null) registration.close();
+        if (!halted) {
+            api.close();
+            workers.close();
+        }
+    }
+
+    private volatile boolean halted;
+
+    /**
+     * Tests of failure detection: stops serving (internal API, media sockets) but leaves the registry entry, as a
+     * killed process looks to the others until its lease runs out (here until {@link #close}).
+     */
+    public void halt() {
+        halted = true;
         api.close();
         workers.close();
     }

@@ -12,13 +12,22 @@ import java.util.Set;
  * @param publisherOf   track id → publishing participant id
  * @param subscriptions receiver participant id → (track id → wanted layer)
  * @param liveSfus      pods that are alive (a dead pod's paths are cut at once, no make-before-break)
+ * @param drainingSfus  live pods being drained: never a region's hub, fed straight from the origin while receivers
+ *                      remain there (their other hops move make-before-break)
  */
 public record PlanInput(Map<String, SfuNode> placement, Map<String, String> publisherOf,
-                        Map<String, Map<String, Integer>> subscriptions, Set<String> liveSfus) {
+                        Map<String, Map<String, Integer>> subscriptions, Set<String> liveSfus, Set<String> drainingSfus) {
     public PlanInput {
         placement = Map.copyOf(placement);
         publisherOf = Map.copyOf(publisherOf);
         subscriptions = Map.copyOf(subscriptions);
         liveSfus = Set.copyOf(liveSfus);
+        drainingSfus = Set.copyOf(drainingSfus);
+    }
+
+    /** Nothing draining. */
+    public PlanInput(Map<String, SfuNode> placement, Map<String, String> publisherOf,
+                     Map<String, Map<String, Integer>> subscriptions, Set<String> liveSfus) {
+        this(placement, publisherOf, subscriptions, liveSfus, Set.of());
     }
 }

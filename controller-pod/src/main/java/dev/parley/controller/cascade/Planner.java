@@ -25,7 +25,9 @@ import java.util.TreeSet;
  *       origin, which forwards locally) get a hop, and a hop carries the union of the layers wanted behind it.</li>
  *   <li>SFUs in the origin's region get the track straight from the origin. Each other region gets it once, at its
  *       hub (the previous hub while it still has receivers, else the first pod by name), and the hub feeds the
- *       region's other SFUs: inter-region traffic is one copy per needed layer per region.</li>
+ *       region's other SFUs: inter-region traffic is one copy per needed layer per region. A draining SFU is never
+ *       a hub: while receivers remain there it is fed straight from the origin, and the region moves to a new hub
+ *       make-before-break.</li>
  *   <li>Make-before-break: when an SFU's parent changes and its old parent is alive, the old hop stays ACTIVE and the
  *       new one is PREPARING until {@link #ready} switches them at once; the old path keeps its feeders meanwhile.
  *       A dead parent's hops are cut at once.</li>
@@ -133,12 +135,19 @@ public final class Planner {
                     for (String pod : r.getValue()) parent.put(pod, origin.pod());
                     continue;
                 }
-                String hub = r.getValue().get(0); // sorted: need is a TreeMap
+                List<String> pods = new ArrayList<>();
                 for (String pod : r.getValue()) {
+                    // a draining SFU is nobody's hub: its own receivers get the track straight from the origin
+                    if (in.drainingSfus().contains(pod)) parent.put(pod, origin.pod());
+                    else pods.add(pod);
+                }
+                if (pods.isEmpty()) continue;
+                String hub = pods.get(0); // sorted: need is a TreeMap
+                for (String pod : pods) {
                     Relay prev = previousActiveInto(pod);
                     if (prev != null && prev.from().equals(origin.pod())) hub = pod; // keep the hub while it has receivers
                 }
-                for (String pod : r.getValue()) parent.put(pod, pod.equals(hub) ? origin.pod() : hub);
+                for (String pod : pods) parent.put(pod, pod.equals(hub) ? origin.pod() : hub);
             }
             return parent;
         }

@@ -142,6 +142,19 @@ public final class GrantService {
         return g == null ? Map.of() : GrantLedger.placements(g);
     }
 
+    /**
+     * True when every admitted participant we placed on one of {@code pods} has acknowledged a grant of our epoch
+     * there: the relay driver waits for it after a takeover, since a relay at our epoch voids older grants at an SFU.
+     */
+    public boolean grantsHeld(UUID meetingId, java.util.Set<String> pods) {
+        MeetingGrants g = ledger.get(meetingId);
+        if (g == null) return false;
+        for (GrantLedger.PartState s : g.parts.values()) {
+            if (s.active && s.sfu != null && pods.contains(s.sfu) && s.acked < 0) return false;
+        }
+        return true;
+    }
+
     public Long epochOf(UUID meetingId) {
         MeetingGrants g = ledger.get(meetingId);
         return g == null ? null : g.epoch;

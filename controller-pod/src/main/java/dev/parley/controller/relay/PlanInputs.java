@@ -28,6 +28,12 @@ public final class PlanInputs {
      */
     public static PlanInput of(Map<String, String> placement, Map<String, TrackInfo> tracks,
                                Function<String, String> regionOf, Set<String> planned) {
+        return of(placement, tracks, regionOf, planned, Set.of());
+    }
+
+    /** As above; {@code draining}: pods in the registry as DRAINING (never a hub, see the planner). */
+    public static PlanInput of(Map<String, String> placement, Map<String, TrackInfo> tracks,
+                               Function<String, String> regionOf, Set<String> planned, Set<String> draining) {
         Map<String, SfuNode> nodes = new HashMap<>();
         Set<String> live = new java.util.HashSet<>();
         for (Map.Entry<String, String> p : placement.entrySet()) {
@@ -48,7 +54,9 @@ public final class PlanInputs {
             }
             subscriptions.put(receiver, wants);
         }
-        return new PlanInput(nodes, publisherOf, subscriptions, live);
+        Set<String> drainingLive = new java.util.HashSet<>(draining);
+        drainingLive.retainAll(live);
+        return new PlanInput(nodes, publisherOf, subscriptions, live, drainingLive);
     }
 
     /** Every pod on a plan's hops (origins included). */

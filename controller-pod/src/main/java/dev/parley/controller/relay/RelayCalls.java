@@ -45,6 +45,11 @@ public final class RelayCalls {
         return call(base, "DELETE", "/internal/v1/relays/" + relayId + "?controller_epoch=" + epoch, null);
     }
 
+    /** The meeting's tracks published on that SFU (not relayed copies), fenced on our epoch. */
+    public Answer tracks(String base, String meetingId, long epoch) {
+        return call(base, "GET", "/internal/v1/meetings/" + meetingId + "/tracks?controller_epoch=" + epoch, null);
+    }
+
     private Answer call(String base, String method, String path, ObjectNode body) {
         try {
             HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(TIMEOUT)

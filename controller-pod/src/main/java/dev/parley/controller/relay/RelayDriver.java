@@ -9,6 +9,7 @@ import dev.parley.controller.config.ParleyConfig;
 import dev.parley.controller.media.GrantService;
 import dev.parley.controller.media.SfuSelector;
 import dev.parley.controller.ownership.Ownership;
+import dev.parley.platform.etcd.RegistryWatcher;
 import dev.parley.platform.etcd.SfuEntry;
 import dev.parley.platform.internal.SfuEvent;
 import io.micrometer.core.instrument.Counter;
@@ -32,7 +33,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the distribution ({@link Planner}, pure) from what we know — placements from the transports we reserved, tracks
  * from the SFUs' {@code track_published}/{@code track_unpublished} events — and has {@link RelayApplier} make the
  * SFUs carry it. Runs on one thread: on every track event at once, and every {@value #ROUND_MS} ms for all owned
- * meetings (joins, leaves, moves and the idle-hop grace are seen there). A new owner epoch makes new relays.
+ * meetings (joins, leaves, moves and the idle-hop grace are seen there). A new owner epoch makes new relays, from
+ * tracks read from the SFUs ({@link TrackSync}). An SFU leaving the registry, changing state or failing our health
+ * probe ({@link SfuLiveness}) re-plans at once; DRAINING SFUs are no hubs ({@code PlanInput.drainingSfus}).
  */
 @Context
 @Singleton
@@ -45,6 +48,11 @@ public final class RelayDriver {
     private final GrantService grants;
     private final SfuSelector selector;
     private final RelayApplier applier;
+    private final TrackSync sync;
+    private final SfuLiveness liveness;
+    private final RegistryWatcher<SfuEntry> registry;
+    /** pod → state at the last registry change: a pod leaving or changing state re-plans at once. */
+    private volatile Map<String, String> registered = Map.of();
     private final Planner planner = new Planner(GRACE_MS);
     private final Map<UUID, MeetingRelays> meetings = new ConcurrentHashMap<>();
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -56,17 +64,50 @@ public final class RelayDriver {
     private final Counter failures;
     private final Counter created;
 
-    public RelayDriver(GrantService grants, SfuSelector selector, Ownership ownership, ParleyConfig cfg, MeterRegistry meters) {
+    public RelayDriver(GrantService grants, SfuSelector selector, Ownership ownership, ParleyConfig cfg, MeterRegistry meters,
+                       RegistryWatcher<SfuEntry> registry) {
         this.grants = grants;
         this.selector = selector;
-        this.applier = new RelayApplier(new RelayCalls(cfg.internalSecret()));
+        this.registry = registry;
+        this.liveness = new SfuLiveness(pod -> {
+            selector.markUnreachable(pod); // no new transports there either, while its entry lives on
+            thread.execute(this::round);
+        });
+        RelayCalls calls = new RelayCalls(cfg.internalSecret());
+        this.applier = new RelayApplier(calls);
+        this.sync = new TrackSync(calls);
         meters.gauge("parley_relays_active", active);
         this.failures = Counter.builder("parley_relay_apply_failures")
                 .description("relay requests an SFU refused or did not answer (retried next round)").register(meters);
         this.created = Counter.builder("parley_relays_created")
                 .description("relays created or changed at the SFUs").register(meters);
         ownership.onLost(meetings::remove); // the SFUs fence our relays once the new owner's epoch reaches them
+        ownership.onAcquired((m, epoch) -> { // a takeover: the tracks published before it are read from the SFUs
+            meetings.putIfAbsent(m, new MeetingRelays(epoch));
+            thread.execute(() -> reconcile(m));
+        });
+        registered = states();
+        registry.addListener(this::registryChanged);
         thread.scheduleWithFixedDelay(this::round, ROUND_MS, ROUND_MS, TimeUnit.MILLISECONDS);
+    }
+
+    private Map<String, String> states() {
+        Map<String, String> out = new java.util.HashMap<>();
+        registry.entries().forEach((pod, e) -> out.put(pod, String.valueOf(e.state())));
+        return out;
+    }
+
+    /** An SFU left the registry (its lease ended) or changed state (DRAINING): re-plan every meeting now. */
+    private void registryChanged() {
+        Map<String, String> now = states(), before = registered;
+        registered = now;
+        for (Map.Entry<String, String> e : before.entrySet()) {
+            if (!e.getValue().equals(now.get(e.getKey()))) {
+                LOG.info("SFU {} is {} now: relays re-planned", e.getKey(), now.getOrDefault(e.getKey(), "gone"));
+                thread.execute(this::round);
+                return;
+            }
+        }
     }
 
     /** An SFU event for a meeting we own: a (non-relayed) track published or unpublished re-plans at once. */
@@ -78,7 +119,7 @@ public final class RelayDriver {
         if (SfuEvent.TRACK_PUBLISHED.equals(ev.type())) {
             Long epoch = grants.epochOf(meetingId);
             if (epoch == null) return;
-            meetings.computeIfAbsent(meetingId, k -> new MeetingRelays(epoch)).tracks.put(trackId,
+            meetings.computeIfAbsent(meetingId, k -> new MeetingRelays(epoch)).learnt(
                     new TrackInfo(trackId, ev.participantId(), d.path("kind").asText("video"), d.path("simulcast_layers").asInt(1)));
         } else if (SfuEvent.TRACK_UNPUBLISHED.equals(ev.type())) {
             MeetingRelays m = meetings.get(meetingId);
@@ -86,7 +127,7 @@ public final class RelayDriver {
             // a receiving SFU unpublishes its relayed copy when a relay ends: only the origin's word counts
             String origin = t == null ? null : grants.placements(meetingId).get(t.publisher());
             if (t == null || (ev.sfu() != null && origin != null && !ev.sfu().equals(origin))) return;
-            m.tracks.remove(trackId);
+            m.forget(trackId);
         } else {
             return;
         }
@@ -95,12 +136,29 @@ public final class RelayDriver {
 
     private void round() {
         int n = 0;
+        probe();
         for (UUID m : meetings.keySet()) {
             reconcile(m);
             MeetingRelays r = meetings.get(m);
             if (r != null) n += r.applied.size();
         }
         active.set(n);
+    }
+
+    /** Probes the SFUs on the relay paths of our meetings (answers come back on the HTTP client's threads). */
+    private void probe() {
+        java.util.Set<String> pods = new java.util.HashSet<>();
+        for (MeetingRelays m : meetings.values()) {
+            pods.addAll(PlanInputs.pods(m.plan));
+            synchronized (m) {
+                for (AppliedRelay r : m.applied.values()) {
+                    pods.add(r.from());
+                    pods.add(r.to());
+                }
+            }
+        }
+        liveness.retain(registry.entries().keySet());
+        for (String pod : pods) selector.get(pod).ifPresent(e -> liveness.probe(pod, e.internalUrl()));
     }
 
     private void reconcile(UUID meetingId) {
@@ -118,8 +176,13 @@ public final class RelayDriver {
                 m.plan = DistributionPlan.EMPTY; // a meeting on one SFU (the usual case): nothing to plan
                 return;
             }
-            PlanInput in = PlanInputs.of(placement, m.tracks, pod -> selector.get(pod).map(SfuEntry::region).orElse(null),
-                    PlanInputs.pods(m.plan));
+            if (!m.grantsHeld) {
+                // our relays raise the SFUs' epoch, which voids the old owner's grants there: first our grants
+                if (!grants.grantsHeld(meetingId, livePods(placement))) return;
+                m.grantsHeld = true;
+            }
+            if (sync.due(m, System.nanoTime())) sync.sync(meetingId.toString(), m, epoch, placement, this::urlOf);
+            PlanInput in = PlanInputs.of(placement, m.tracks, this::regionOf, PlanInputs.pods(m.plan), selector.drainingPods());
             long now = System.currentTimeMillis();
             DistributionPlan plan = planner.plan(m.plan, in, now);
             for (int i = 0; i < 3; i++) { // make-before-break: a PREPARING hop in place takes over, then re-plan
@@ -140,8 +203,19 @@ public final class RelayDriver {
         }
     }
 
+    private java.util.Set<String> livePods(Map<String, String> placement) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (String pod : placement.values()) if (regionOf(pod) != null) out.add(pod);
+        return out;
+    }
+
+    /** A pod's region; null for a pod that is dead to us (gone from the registry, or down by our probes). */
+    private String regionOf(String pod) {
+        return liveness.down(pod) ? null : selector.get(pod).map(SfuEntry::region).orElse(null);
+    }
+
     private String urlOf(String pod) {
-        return selector.get(pod).map(SfuEntry::internalUrl).orElse(null);
+        return liveness.down(pod) ? null : selector.get(pod).map(SfuEntry::internalUrl).orElse(null);
     }
 
     /** The meeting's relays as this owner put them in place (for the internal meeting state; no keys). */

@@ -262,4 +262,24 @@ class PlannerPropertyTest {
         p = planner.plan(p, second, 200 + GRACE);
         assertThat(p.track("t").relays()).extracting(r -> r.from() + ">" + r.to()).containsExactlyInAnyOrder("eu-1>eu-2", "eu-1>us-2");
     }
+
+    @Test
+    void aDrainingHubGivesUpItsRegionMakeBeforeBreakAndKeepsItsOwnReceiversFed() {
+        Planner planner = new Planner(GRACE);
+        Map<String, Map<String, Integer>> subs = Map.of("a", Map.of("t", 1), "b", Map.of("t", 1));
+        Map<String, SfuNode> placement = Map.of("pub", new SfuNode("eu-1", "eu"), "a", new SfuNode("us-1", "us"),
+            "b", new SfuNode("us-2", "us"));
+        Set<String> live = Set.copyOf(PODS);
+        DistributionPlan p = planner.plan(DistributionPlan.EMPTY, new PlanInput(placement, Map.of("t", "pub"), subs, live), 0);
+        assertThat(p.track("t").relays()).extracting(r -> r.from() + ">" + r.to()).containsExactlyInAnyOrder("eu-1>us-1", "us-1>us-2");
+        // us-1 turns DRAINING: us-2 becomes the region's hub, fed from the origin once that path is ready
+        PlanInput draining = new PlanInput(placement, Map.of("t", "pub"), subs, live, Set.of("us-1"));
+        p = planner.plan(p, draining, 100);
+        assertThat(p.track("t").relays()).extracting(r -> r.from() + ">" + r.to() + " " + r.state())
+            .containsExactlyInAnyOrder("eu-1>us-1 ACTIVE", "us-1>us-2 ACTIVE", "eu-1>us-2 PREPARING");
+        p = Planner.ready(p, "t", "eu-1", "us-2");
+        p = planner.plan(p, draining, 200);
+        assertThat(p.track("t").relays()).extracting(r -> r.from() + ">" + r.to() + " " + r.state() + (r.idle() ? " idle" : ""))
+            .containsExactlyInAnyOrder("eu-1>us-1 ACTIVE", "eu-1>us-2 ACTIVE");
+    }
 }

@@ -34,6 +34,7 @@ public final class RegistryWatcher<T> implements AutoCloseable {
     private volatile Watch.Watcher watcher;
     private volatile boolean closed;
     private volatile Runnable onChange = () -> { };
+    private final java.util.List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Which keys under the prefix are entries (all of them, unless a narrower view was asked for). */
     private final java.util.function.Predicate<String> keys;
 
@@ -73,6 +74,15 @@ public final class RegistryWatcher<T> implements AutoCloseable {
      */
     public RegistryWatcher<T> onChange(Runnable listener) {
         this.onChange = listener;
+        return this;
+    }
+
+    /**
+     * One more listener, run like {@link #onChange} after every list and watch batch; may be added after
+     * {@link #start()} (it sees the changes from then on). Listeners must be quick: they run on the watch thread.
+     */
+    public RegistryWatcher<T> addListener(Runnable listener) {
+        listeners.add(listener);
         return this;
     }
 
@@ -146,6 +156,13 @@ public final class RegistryWatcher<T> implements AutoCloseable {
             onChange.run();
         } catch (RuntimeException e) {
             LOG.warn("registry listener of {} failed: {}", prefix, e.toString());
+        }
+        for (Runnable l : listeners) {
+            try {
+                l.run();
+            } catch (RuntimeException e) {
+                LOG.warn("registry listener of {} failed: {}", prefix, e.toString());
+            }
         }
     }
 

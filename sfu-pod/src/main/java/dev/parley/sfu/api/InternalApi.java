@@ -102,7 +102,11 @@ public final class InternalApi implements AutoCloseable {
                 default -> { }
             }
             if (!path.startsWith(InternalPaths.BASE + "/")) { error(ex, 404, "not_found", null, "no such path"); return; }
-            if (!auth.accepts(ex.getRequestHeaders().getFirst(InternalAuth.HEADER))) { error(ex, 401, "unauthorized", null, "bearer secret required"); return; }
+            if (!auth.accepts(ex.getRequestHeaders().getFirst(InternalAuth.HEADER))) {
+                if (path.startsWith(RelayRoutes.PREFIX + "/")) relays.refusedUnauthenticated(); // a forged relay grant
+                error(ex, 401, "unauthorized", null, "bearer secret required");
+                return;
+            }
             try {
                 route(ex, method, path);
             } catch (ControlException e) {
@@ -172,8 +176,14 @@ public final class InternalApi implements AutoCloseable {
             testLink(ex);
             return;
         }
-        // /internal/v1/meetings/{mid}/participants/{pid}[/subscriptions]
+        // /internal/v1/meetings/{mid}/tracks, /internal/v1/meetings/{mid}/participants/{pid}[/subscriptions]
         String[] seg = path.substring(InternalPaths.BASE.length() + 1).split("/");
+        if (seg.length == 3 && seg[0].equals("meetings") && seg[2].equals("tracks") && method.equals("GET")) {
+            long epoch = queryLong(ex.getRequestURI(), "controller_epoch");
+            ApiMdc.put(seg[1], null, epoch);
+            send(ex, 200, relays.tracks(seg[1], epoch)); // a new owner re-learns the tracks its relays carry
+            return;
+        }
         if (seg.length >= 4 && seg[0].equals("meetings") && seg[2].equals("participants")) {
             String mid = seg[1], pid = seg[3];
             if (seg.length == 4 && method.equals("DELETE")) {

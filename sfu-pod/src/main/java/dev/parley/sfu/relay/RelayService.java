@@ -144,6 +144,31 @@ public final class RelayService {
         });
     }
 
+    /**
+     * The meeting's tracks published here (not relayed copies), read by a new owner to re-learn its relays' tracks:
+     * {meeting_id, controller_epoch (the highest seen here), tracks}. Fenced on the epoch (a lower one is refused as
+     * stale, counted) but a read never raises it: only grants and relays carry a new owner's authority.
+     */
+    public Map<String, Object> tracks(String meetingId, long epoch) {
+        MediaWorker w = workers.find(meetingId).orElse(null);
+        if (w == null) throw new ControlException.NotFound("meeting not carried by this SFU"); // a read: not counted
+        Router r = w.router();
+        return r.call(() -> {
+            MeetingControl c = r.control();
+            if (!c.carries(meetingId)) throw new ControlException.NotFound("meeting not carried by this SFU");
+            long highest = c.highestEpoch(meetingId);
+            if (epoch < highest) {
+                counters.refused("stale_epoch");
+                throw new ControlException.StaleEpoch(highest);
+            }
+            Map<String, Object> res = new LinkedHashMap<>();
+            res.put("meeting_id", meetingId);
+            res.put("controller_epoch", highest);
+            res.put("tracks", c.publishedTracks(meetingId));
+            return res;
+        });
+    }
+
     /** Ends a relay at this end (idempotent); fenced on the epoch like a participant removal. */
     public void close(String relayId, long epoch) {
         for (Map.Entry<MediaWorker, RelayTable> e : tables.entrySet()) {
@@ -210,6 +235,9 @@ public final class RelayService {
         }
         return counters.prometheus(self, layers, relays);
     }
+
+    /** A relay request without the internal bearer: refused by the API before it reaches us, counted here. */
+    public void refusedUnauthenticated() { counters.refused("unauthenticated"); }
 
     /** Refused relay requests so far for {@code reason} (tests). */
     public long refused(String reason) { return counters.refusedCount(reason); }

@@ -153,6 +153,29 @@ public final class MeetingControl {
         if (!m.grants.admitEpoch(epoch)) throw new ControlException.StaleEpoch(m.grants.highestEpoch());
     }
 
+    /**
+     * The tracks published on this worker by participants connected here (relayed copies left out), for a new owner
+     * that re-learns what its relays carry: {track_id, participant_id, kind, source, simulcast_layers} each.
+     */
+    public List<Map<String, Object>> publishedTracks(String meetingId) {
+        Meeting m = router.meetings.get(meetingId);
+        List<Map<String, Object>> out = new ArrayList<>();
+        if (m == null) return out;
+        for (Participant p : m.participants.values()) {
+            for (PublishedTrack t : p.tracksByMid.values()) {
+                if (t.upstream != null) continue;
+                Map<String, Object> e = new LinkedHashMap<>();
+                e.put("track_id", t.trackId);
+                e.put("participant_id", p.id);
+                e.put("kind", t.kind());
+                e.put("source", t.source());
+                e.put("simulcast_layers", t.layers.length);
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
     /** A track published on this worker (local or relayed), or null. */
     public TrackHandle track(String meetingId, String trackId) {
         Meeting m = router.meetings.get(meetingId);

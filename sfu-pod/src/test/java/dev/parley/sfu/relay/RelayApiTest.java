@@ -54,8 +54,57 @@ class RelayApiTest {
     }
 
     @Test
-    void relayRequestsNeedTheBearer() throws Exception {
-        assertProblem(call("POST", "/internal/v1/relays/in", in("[]", KEY), false), 401, "unauthorized", "bearer");
+    void relayRequestsNeedTheBearerAndAreCountedWithout() throws Exception {
+        long before = refused("unauthenticated");
+        assertProblem(call("POST", "/internal/v1/relays/in", in("[{\"track_id\":\"p:0\",\"kind\":\"audio\",\"layers\":[0]}]", KEY), false),
+                401, "unauthorized", "bearer");
+        assertProblem(call("POST", "/internal/v1/relays/out", "{}", false), 401, "unauthorized", "bearer");
+        assertThat(refused("unauthenticated") - before).as("unauthenticated relay requests counted").isEqualTo(2);
+        assertThat(call("GET", "/internal/v1/state", null, true).body()).contains("\"relays\":[]");
+    }
+
+    /** A meeting this SFU carries at epoch 5 (a grant push put it here), no transports. */
+    private static void carry(String meeting) throws Exception {
+        String grants = "{\"meeting_id\":\"" + meeting + "\",\"controller_epoch\":5,\"grants\":[{\"participant_id\":\"p\",\"version\":1,"
+                + "\"controller_epoch\":5,\"publish\":{\"audio\":true,\"video\":true,\"screen\":false},\"subscribe\":true,\"ttl_ms\":3000}]}";
+        assertThat(call("PUT", "/internal/v1/grants", grants, true).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aStaleEpochRelayGrantIsRefusedCountedAndSetsNothingUp() throws Exception {
+        carry("m-stale");
+        long before = refused("stale_epoch");
+        HttpResponse<String> r = call("POST", "/internal/v1/relays/in",
+                in("[{\"track_id\":\"p:0\",\"kind\":\"audio\",\"layers\":[0]}]", KEY).replace("\"m\"", "\"m-stale\""), true);
+        assertProblem(r, 409, "stale_epoch", "");
+        assertThat(r.body()).contains("\"highest_epoch\":5");
+        assertThat(refused("stale_epoch") - before).isEqualTo(1);
+        assertThat(call("GET", "/internal/v1/state", null, true).body()).contains("\"relays\":[]");
+    }
+
+    @Test
+    void aNewOwnerReadsTheMeetingsTracksFencedOnTheEpoch() throws Exception {
+        assertProblem(call("GET", "/internal/v1/meetings/m-none/tracks?controller_epoch=5", null, true), 404, "not_found", "meeting not carried");
+        carry("m-read");
+        assertProblem(call("GET", "/internal/v1/meetings/m-read/tracks", null, true), 400, "bad_request", "controller_epoch: query parameter required");
+        assertProblem(call("GET", "/internal/v1/meetings/m-read/tracks?controller_epoch=5", null, false), 401, "unauthorized", "bearer");
+        long before = refused("stale_epoch");
+        assertProblem(call("GET", "/internal/v1/meetings/m-read/tracks?controller_epoch=4", null, true), 409, "stale_epoch", "");
+        assertThat(refused("stale_epoch") - before).isEqualTo(1);
+        HttpResponse<String> ok = call("GET", "/internal/v1/meetings/m-read/tracks?controller_epoch=7", null, true);
+        assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+        assertThat(ok.body()).isEqualTo("{\"meeting_id\":\"m-read\",\"controller_epoch\":5,\"tracks\":[]}");
+        // a read never raises the epoch: the old owner's epoch 5 is still good here
+        assertThat(call("GET", "/internal/v1/meetings/m-read/tracks?controller_epoch=5", null, true).statusCode()).isEqualTo(200);
+    }
+
+    /** The SFU's own count of refused relay requests for a reason, from {@code /metrics} (0 before the first). */
+    private static long refused(String reason) throws Exception {
+        String prefix = "parley_sfu_relay_refused_total{reason=\"" + reason + "\"} ";
+        for (String line : call("GET", "/metrics", null, false).body().split("\n")) {
+            if (line.startsWith(prefix)) return Long.parseLong(line.substring(prefix.length()).trim());
+        }
+        return 0;
     }
 
     @Test
