@@ -151,7 +151,7 @@ export class ParleyClient {
    * @returns {Promise<{meeting_id:string, status:string, version:number}>}
    */
   createMeeting(m) {
-    /** @type {Object<string, unknown>} */
+    /** @type {{title:string, waiting_room_enabled:boolean, encryption_mode:string, large_meeting_size?:number|null, unmute_policy?:string}} */
     const body = { title: m.title, waiting_room_enabled: !!m.waitingRoom, encryption_mode: m.encryptionMode || 'transport' };
     if (m.largeMeetingSize !== undefined) body.large_meeting_size = m.largeMeetingSize;
     if (m.unmutePolicy !== undefined) body.unmute_policy = m.unmutePolicy;

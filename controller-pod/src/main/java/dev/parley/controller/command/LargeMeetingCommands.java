@@ -115,7 +115,7 @@ final class LargeMeetingCommands implements CommandHandler {
         HandQueue.Raise r = HandQueue.raise(x.c, x.meetingId(), x.actor.participantId(), x.epoch);
         answer.put("participant_id", x.actor.participantId().toString());
         answer.put("hand_raised", true);
-        answer.put("raised_at", r.hand().raisedAt().toInstant().toString());
+        answer.put("raised_at", HandQueue.time(r.hand().raisedAt()));
         if (r.raised()) {
             x.defer("hand_raised", r.hand().json(), null, null);
         }

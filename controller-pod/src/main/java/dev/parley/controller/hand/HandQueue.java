@@ -9,6 +9,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -20,7 +22,16 @@ import java.util.UUID;
  * A hand is no permission: raising or lowering it does not change the participant's version.
  */
 public final class HandQueue {
+    /** Fixed width (microseconds, UTC): the SDK orders hands by comparing these strings. */
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSX")
+            .withZone(ZoneOffset.UTC);
+
     private HandQueue() {
+    }
+
+    /** A raise time as the API shows it, e.g. {@code 2026-12-07T10:00:01.120000Z}. */
+    public static String time(Timestamp t) {
+        return TIME.format(t.toInstant());
     }
 
     /** One raised hand. */
@@ -29,7 +40,7 @@ public final class HandQueue {
             ObjectNode o = JsonBody.obj();
             o.put("participant_id", participantId.toString());
             o.put("display_name", displayName);
-            o.put("raised_at", raisedAt.toInstant().toString());
+            o.put("raised_at", time(raisedAt));
             return o;
         }
     }

@@ -84,7 +84,7 @@ public class SnapshotService {
                 java.sql.Timestamp raised = rs.getTimestamp(3);
                 s.put("hand_raised", raised != null);
                 if (raised != null) {
-                    s.put("hand_raised_at", raised.toInstant().toString());
+                    s.put("hand_raised_at", HandQueue.time(raised));
                 }
             }
         }
