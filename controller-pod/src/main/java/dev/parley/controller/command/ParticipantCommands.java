@@ -153,12 +153,15 @@ final class ParticipantCommands implements CommandHandler {
             answer.put("participant_version", p.version());
             return;
         }
-        // a cohost made attendee under hosts_and_presenters keeps audio/video only if allowed to speak
-        boolean restricted = "attendee".equals(role) && LargeMeetingPolicy.of(x.c, x.meetingId()).restrictsAttendees();
+        // under hosts_and_presenters a new cohost may publish audio/video (moderators are never restricted) and a
+        // cohost made attendee keeps them only if allowed to speak
+        boolean policy = LargeMeetingPolicy.of(x.c, x.meetingId()).restrictsAttendees();
+        boolean promote = policy && "cohost".equals(role);
+        boolean demote = policy && "attendee".equals(role);
         long v = x.update(p, "role = ?, screen_publish_allowed = ?, "
-                + "audio_publish_allowed = audio_publish_allowed AND (speak_allowed OR NOT ?), "
-                + "video_publish_allowed = video_publish_allowed AND (speak_allowed OR NOT ?)",
-                role, "cohost".equals(role) || p.screen(), restricted, restricted);
+                + "audio_publish_allowed = (audio_publish_allowed OR ?) AND (speak_allowed OR NOT ?), "
+                + "video_publish_allowed = (video_publish_allowed OR ?) AND (speak_allowed OR NOT ?)",
+                role, "cohost".equals(role) || p.screen(), promote, demote, promote, demote);
         answer.put("participant_version", v);
         x.emitParticipant("role_changed", p.participantId(), null);
     }
@@ -178,7 +181,10 @@ final class ParticipantCommands implements CommandHandler {
         UUID oldHostId = x.actor.participantId();
         ParticipantRow oldHost = ParticipantRow.require(x.c, x.meetingId(), oldHostId, true);
         x.update(oldHost, "role = 'cohost'");
-        long v = x.update(p, "role = 'host', screen_publish_allowed = true, audio_publish_allowed = true");
+        // the host may always publish; under hosts_and_presenters a restricted attendee also had no video
+        boolean policy = LargeMeetingPolicy.of(x.c, x.meetingId()).restrictsAttendees();
+        long v = x.update(p, "role = 'host', screen_publish_allowed = true, audio_publish_allowed = true, "
+                + "video_publish_allowed = video_publish_allowed OR ?", policy);
         answer.put("participant_version", v);
         x.emitParticipant("role_changed", oldHost.participantId(), null);
         x.emitParticipant("role_changed", p.participantId(), null);

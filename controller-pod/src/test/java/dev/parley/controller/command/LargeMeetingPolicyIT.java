@@ -187,6 +187,11 @@ class LargeMeetingPolicyIT {
         var bySql = h.scalar("SELECT audio_publish_allowed || '/' || video_publish_allowed FROM meeting_participants "
                 + "WHERE participant_id = '" + late[1] + "'");
         assertThat(bySql).isEqualTo("false/false");
+        // a moderator is never restricted: made cohost it may publish, made attendee again it may not
+        assertThat(s.command(0, "{\"type\":\"set_role\",\"participant_id\":\"" + late[1] + "\",\"role\":\"cohost\"}").status()).isEqualTo(201);
+        assertThat(publish(s, late)).as("a cohost").isEqualTo("true/true");
+        assertThat(s.command(0, "{\"type\":\"set_role\",\"participant_id\":\"" + late[1] + "\",\"role\":\"attendee\"}").status()).isEqualTo(201);
+        assertThat(publish(s, late)).as("an attendee again").isEqualTo("false/false");
         assertThat(meeting(s).path("unmute_policy").asText()).isEqualTo("hosts_and_presenters");
 
         assertThat(s.command(0, "{\"type\":\"set_large_meeting_policy\",\"unmute_policy\":\"everyone\",\"large_meeting_size\":null}")
