@@ -52,6 +52,12 @@ async function meetingState(variant) {
   if (variant !== 'reconnecting') evs.push({ type: 'command_applied', command_id: 'c1', participant_id: 'p3' });
   evs.push({ type: 'recording_state', state: 'recording' });
   if (variant === 'screen') evs.push({ type: 'track_published', participant_id: 'p2', track_id: 'p2-screen', kind: 'video', source: 'screen' });
+  if (variant === 'hands') {
+    // a large meeting: two raised hands in the host's queue, presenters only
+    evs.push({ type: 'hand_raised', participant_id: 'p4', display_name: 'Sam Rivera', raised_at: '2026-12-07T10:00:01.000000Z' });
+    evs.push({ type: 'hand_raised', participant_id: 'p2', display_name: 'Jonas Weber', raised_at: '2026-12-07T10:00:04.000000Z' });
+    evs.push({ type: 'meeting_policy_changed', large_meeting_size: 50, unmute_policy: 'hosts_and_presenters' });
+  }
   for (const ev of evs) s = applyEvent(s, ev).state;
   s = { ...s, commands: { ...s.commands, c1: { ...s.commands.c1, type: 'set_publish', participant_id: 'p3', sentAt: 1 } } };
   if (variant === 'screen') s.participants.p2.tracks.screen.attached = true;
@@ -79,7 +85,7 @@ async function render() {
         actions: new Proxy({}, { get: () => noop }),
       });
       if (variant === 'speaker') view.ui.layout = 'speaker';
-      if (variant === 'host-panel') view.ui.panel = true;
+      if (variant === 'host-panel' || variant === 'hands') view.ui.panel = true;
       if (variant === 'grid' || variant === 'screen' || variant === 'speaker') view.ui.panel = false;
       view.update(state);
       for (const n of state.notices) toast(n.level, n.text);

@@ -192,6 +192,39 @@ test('client: offline unmute and start recording are refused at once; a host mut
   void muteP;
 });
 
+test('client: a join answered joined_muted starts with microphone and camera off and says so; hand commands', async () => {
+  const sent = [];
+  const json = (o, status) => new Response(JSON.stringify(o), { status, headers: { 'content-type': status < 400 ? 'application/json' : 'application/problem+json' } });
+  const fakeFetch = async (url, init) => {
+    const u = String(url);
+    sent.push({ url: u, body: init && init.body ? JSON.parse(init.body) : null });
+    if (u.endsWith('/meetings/m1')) return json({ meeting_id: 'm1', encryption_mode: 'transport' }, 200);
+    if (u.endsWith('/participants')) return json({ participant_id: 'me', admission_state: 'admitted', participant_version: 1, role: 'attendee', joined_muted: true }, 201);
+    if (u.includes('/transports')) return json({ type: 'about:blank', title: 'bad', status: 400, code: 'invalid_field' }, 400); // stop the join here
+    return json({ command_id: 'c' + sent.length, state: 'committed', media_enforcement: 'not_required' }, 201);
+  };
+  const c = new ParleyClient({ token: 't', fetch: fakeFetch });
+  const stream = await navigator.mediaDevices.getUserMedia({ audio: true, video: true });
+  const mic = stream.getAudioTracks()[0], cam = stream.getVideoTracks()[0];
+  await c.join('m1', { displayName: 'Ann', microphone: mic, camera: cam }).catch(() => {});
+  eq(mic.enabled, false, 'microphone off');
+  eq(cam.enabled, false, 'camera off');
+  eq(c.state.self.mic, { on: false, reason: 'joined_muted' });
+  eq(c.state.self.camera, { on: false, reason: 'joined_muted' });
+  ok(c.state.notices.some((n) => n.code === 'joined_muted' && /large meeting/.test(n.text)), 'the person is told');
+  c.store.set({ admission: 'admitted', connection: 'connected' });
+  eq(await c.setMicrophone(true), true, 'under unmute_policy everyone the person may unmute');
+  eq(mic.enabled, true);
+  const before = sent.length;
+  await c.raiseHand();
+  await c.allowSpeak('bob');
+  await c.lowerHand('bob');
+  await c.setLargeMeetingPolicy({ unmutePolicy: 'hosts_and_presenters' });
+  eq(sent.slice(before).map((x) => x.body), [{ type: 'raise_hand' }, { type: 'allow_speak', participant_id: 'bob', allowed: true },
+    { type: 'lower_hand', participant_id: 'bob' }, { type: 'set_large_meeting_policy', unmute_policy: 'hosts_and_presenters' }]);
+  stream.getTracks().forEach((t) => t.stop());
+});
+
 // ------------------------------------------------------------------ state machine and reducer
 
 test('state machine: allowed and forbidden connection transitions', () => {

@@ -307,7 +307,7 @@ export class MeetingView {
 
   #sideKey(s) {
     return JSON.stringify([this.ui.panel, s.self, s.participants && Object.values(s.participants).map((p) => [p.participant_id, p.display_name, p.role, p.publish, p.connection, p.muted, p.quality]),
-      Object.values(s.waiting).map((p) => [p.participant_id, p.display_name]), s.commands]);
+      Object.values(s.waiting).map((p) => [p.participant_id, p.display_name]), s.commands, s.raisedHands]);
   }
 
   /**
@@ -323,8 +323,12 @@ export class MeetingView {
       const inTitle = h('h3', {});
       const list = h('ul', { class: 'plist' });
       const pager = h('div', { class: 'pager', hidden: true, 'data-testid': 'roster-pager' });
-      this.sideEls = { waitingSection, waitingTitle, waitingList, inTitle, list, pager, waitingRows: new Map(), rows: new Map() };
-      replace(this.side, [h('h2', {}, 'People'), waitingSection, inTitle, list, pager]);
+      const handsTitle = h('h3', {});
+      const handsList = h('ol', { class: 'plist', 'data-testid': 'hand-queue' });
+      const handsSection = h('section', { class: 'hands', 'aria-label': 'Raised hands' }, handsTitle, handsList);
+      this.sideEls = { waitingSection, waitingTitle, waitingList, handsSection, handsTitle, handsList, inTitle, list, pager,
+        waitingRows: new Map(), handRows: new Map(), rows: new Map() };
+      replace(this.side, [h('h2', {}, 'People'), waitingSection, handsSection, inTitle, list, pager]);
     }
     const e = this.sideEls;
     this.side.hidden = !this.ui.panel;
@@ -338,6 +342,7 @@ export class MeetingView {
       h('span', { class: 'pactions' },
         h('button', { class: 'primary small', 'data-focus': 'admit-' + p.participant_id, 'data-testid': 'admit', 'aria-label': `Admit ${p.display_name}`, onclick: () => a.admit(p.participant_id) }, 'Admit'),
         h('button', { class: 'small', 'data-focus': 'deny-' + p.participant_id, 'data-testid': 'deny', 'aria-label': `Deny ${p.display_name}`, onclick: () => a.deny(p.participant_id) }, 'Deny'))), e.waitingRows);
+    this.#renderHands(s, mod);
     const others = Object.values(s.participants).sort((x, y) => roleRank(x.role) - roleRank(y.role) || x.display_name.localeCompare(y.display_name));
     e.inTitle.textContent = `In the meeting (${others.length + 1})`;
     const latest = latestCommands(s.commands);
@@ -356,6 +361,23 @@ export class MeetingView {
         h('span', { class: 'mic ' + (s.self.mic.on ? 'on' : 'off'), role: 'img', 'aria-label': s.self.mic.on ? 'Microphone on' : 'Muted' }))
         : this.#participantRow(p, s, mod, latest[p.participant_id]), e.rows);
     this.#markSpeakers(s);
+  }
+
+  /**
+   * The raise-hand queue (moderators): first raised first, as the server orders it. "Allow to speak" lets the
+   * person publish (their hand goes down); the first row is the one waiting longest.
+   */
+  #renderHands(s, mod) {
+    const e = this.sideEls;
+    const a = this.deps.actions;
+    const hands = mod ? s.raisedHands || [] : [];
+    e.handsSection.hidden = hands.length === 0;
+    e.handsTitle.textContent = `Raised hands (${hands.length})`;
+    keyedList(e.handsList, hands, (x) => x.participant_id, (x) => JSON.stringify([x.display_name, x.raised_at]), (x) => h('li', { 'data-testid': 'hand-' + x.participant_id },
+      h('span', { class: 'pname' }, x.display_name),
+      h('span', { class: 'pactions' },
+        h('button', { class: 'primary small', 'data-focus': 'allow-' + x.participant_id, 'data-testid': 'allow-speak', 'aria-label': `Allow ${x.display_name} to speak`, onclick: () => a.allowSpeak(x.participant_id) }, 'Allow to speak'),
+        h('button', { class: 'small', 'data-focus': 'lower-' + x.participant_id, 'data-testid': 'lower-hand', 'aria-label': `Lower ${x.display_name}'s hand`, onclick: () => a.lowerHand(x.participant_id) }, 'Lower'))), e.handRows);
   }
 
   #markSpeakers(s) {
@@ -388,7 +410,8 @@ export class MeetingView {
   // ---------------------------------------------------------------- controls
 
   #controlsKey(s) {
-    return JSON.stringify([s.self.mic, s.self.camera, s.self.screen, s.self.role, s.self.permissions, s.meeting?.locked, s.recording.state, s.connection]);
+    return JSON.stringify([s.self.mic, s.self.camera, s.self.screen, s.self.role, s.self.permissions, s.meeting?.locked, s.recording.state, s.connection,
+      s.self.handRaised, s.policy?.unmutePolicy]);
   }
 
   #renderControls(s) {
@@ -406,6 +429,14 @@ export class MeetingView {
       h('button', { class: 'ctl ' + (s.self.screen.on ? 'active' : ''), 'data-testid': 'screen-toggle', 'data-focus': 'screen', 'aria-pressed': String(s.self.screen.on),
         'aria-label': s.self.screen.on ? 'Stop sharing your screen' : 'Share your screen', onclick: () => a.toggleScreen() },
         h('span', { class: 'icon screen-icon', 'aria-hidden': 'true' }), h('span', { class: 'lbl' }, s.self.screen.on ? 'Stop share' : 'Share')),
+      h('button', { class: 'ctl ' + (s.self.handRaised ? 'active' : ''), 'data-testid': 'hand-toggle', 'data-focus': 'hand', 'aria-pressed': String(!!s.self.handRaised),
+        'aria-label': s.self.handRaised ? 'Lower your hand' : 'Raise your hand', onclick: () => a.toggleHand() },
+        h('span', { class: 'icon hand-icon', 'aria-hidden': 'true' }, '\u270B'), h('span', { class: 'lbl' }, s.self.handRaised ? 'Lower hand' : 'Raise hand')),
+      mod ? h('button', { class: 'ctl ' + (s.policy?.unmutePolicy === 'hosts_and_presenters' ? 'active' : ''), 'data-testid': 'unmute-policy-toggle', 'data-focus': 'unmutepolicy',
+        'aria-pressed': String(s.policy?.unmutePolicy === 'hosts_and_presenters'),
+        'aria-label': s.policy?.unmutePolicy === 'hosts_and_presenters' ? 'Let everyone unmute' : 'Only hosts and presenters may unmute',
+        onclick: () => a.setUnmutePolicy(s.policy?.unmutePolicy === 'hosts_and_presenters' ? 'everyone' : 'hosts_and_presenters') },
+        h('span', { class: 'lbl' }, s.policy?.unmutePolicy === 'hosts_and_presenters' ? 'Let all unmute' : 'Presenters only')) : null,
       mod ? h('button', { class: 'ctl', 'data-testid': 'mute-all', 'data-focus': 'muteall', onclick: () => a.muteAll() }, h('span', { class: 'icon muteall-icon', 'aria-hidden': 'true' }), h('span', { class: 'lbl' }, 'Mute all')) : null,
       mod ? h('button', { class: 'ctl ' + (s.meeting?.locked ? 'active' : ''), 'data-testid': 'lock-toggle', 'data-focus': 'lock', 'aria-pressed': String(!!s.meeting?.locked), onclick: () => a.lock(!s.meeting?.locked) },
         h('span', { class: 'icon lock-icon', 'aria-hidden': 'true' }), h('span', { class: 'lbl' }, s.meeting?.locked ? 'Unlock' : 'Lock')) : null,
@@ -486,5 +517,6 @@ function latestCommands(commands) {
 }
 
 function cmdLabel(type) {
-  return ({ set_publish: 'Mute', request_unmute: 'Unmute request', remove_participant: 'Remove', set_role: 'Role', transfer_host: 'Host', admit: 'Admit', deny: 'Deny' })[type] || type;
+  return ({ set_publish: 'Mute', request_unmute: 'Unmute request', remove_participant: 'Remove', set_role: 'Role', transfer_host: 'Host', admit: 'Admit', deny: 'Deny',
+    allow_speak: 'Allow to speak', lower_hand: 'Lower hand' })[type] || type;
 }

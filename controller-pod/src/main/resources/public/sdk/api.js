@@ -116,7 +116,7 @@ export class ApiClient {
   /** Local mode only. @param {{tenant:string, principal:string, name:string}} who */
   devToken(who) { return this.request('POST', '/dev/tokens', who, { keyPrefix: 'dev-token' }); }
 
-  /** @param {{title:string, waiting_room_enabled:boolean, encryption_mode:string}} m @param {RequestOptions} [ro] */
+  /** @param {{title:string, waiting_room_enabled:boolean, encryption_mode:string, large_meeting_size?:number|null, unmute_policy?:string}} m @param {RequestOptions} [ro] */
   createMeeting(m, ro) { return this.request('POST', '/meetings', m, { keyPrefix: 'create-meeting', ...ro }); }
 
   /** @param {string} id */

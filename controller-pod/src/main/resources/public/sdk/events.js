@@ -53,6 +53,10 @@
  * @property {{level: string, code: string, text: string}} notice   every refusal or warning the UI should show
  * @property {{event: ControlEvent, cursor: string|null}} event     every control event applied, as received
  * @property {{participants: string[], sequence: number}} interest  area of interest: who is within our radius now (aoi.js)
+ * @property {{participantId: string, displayName: string|null, raisedAt: string|null, event: ControlEvent}} hand_raised
+ *           large meetings: someone raised a hand (the queue is `state.raisedHands`, first raised first)
+ * @property {{participantId: string, reason: string|null, event: ControlEvent}} hand_lowered
+ *           a hand went down: 'lowered' (by its owner), 'lowered_by_moderator' or 'allowed_to_speak'
  * @property {{complete: boolean, totalMs: number|null, steps: {step: string, atMs: number|null, deltaMs: number|null}[], extra: Object<string, number>, keyframeRequests: {pliCount: number, firCount: number, nackCount: number}|null}} join_timeline
  *           the first remote video frame of this join was decoded: where the time went since admission (join-timeline.js)
  */
@@ -151,6 +155,10 @@ export function eventsFromControl(ev, cursor) {
   } else if (PARTICIPANT_OUT.has(ev.type)) {
     const type = /** @type {'participant_left'|'participant_removed'|'participant_denied'} */ (ev.type);
     out.push([type, { participantId, reason: str(ev.reason), event: ev }]);
+  } else if (ev.type === 'hand_raised') {
+    out.push(['hand_raised', { participantId, displayName: str(ev.display_name), raisedAt: str(ev.raised_at), event: ev }]);
+  } else if (ev.type === 'hand_lowered') {
+    out.push(['hand_lowered', { participantId, reason: str(ev.reason), event: ev }]);
   }
   return out;
 }

@@ -145,11 +145,17 @@ export class ParleyClient {
   }
 
   /**
-   * @param {{title:string, waitingRoom:boolean, encryptionMode?:string}} m
+   * `largeMeetingSize` and `unmutePolicy` as in setLargeMeetingPolicy (left out: the server's defaults, 50 and
+   * 'everyone').
+   * @param {{title:string, waitingRoom:boolean, encryptionMode?:string, largeMeetingSize?:number|null, unmutePolicy?:string}} m
    * @returns {Promise<{meeting_id:string, status:string, version:number}>}
    */
   createMeeting(m) {
-    return this.api.createMeeting({ title: m.title, waiting_room_enabled: !!m.waitingRoom, encryption_mode: m.encryptionMode || 'transport' });
+    /** @type {{title:string, waiting_room_enabled:boolean, encryption_mode:string, large_meeting_size?:number|null, unmute_policy?:string}} */
+    const body = { title: m.title, waiting_room_enabled: !!m.waitingRoom, encryption_mode: m.encryptionMode || 'transport' };
+    if (m.largeMeetingSize !== undefined) body.large_meeting_size = m.largeMeetingSize;
+    if (m.unmutePolicy !== undefined) body.unmute_policy = m.unmutePolicy;
+    return this.api.createMeeting(body);
   }
 
   // ------------------------------------------------------------------ joining
@@ -192,6 +198,7 @@ export class ParleyClient {
     this.store.set((s) => ({
       self: { ...s.self, participant_id: String(r.participant_id), participant_version: Number(r.participant_version || 0), role: r.role ? r.role : s.self.role },
     }));
+    if (r.joined_muted) this.#joinMuted();
     if (r.admission_state === 'waiting') {
       this.store.set({ admission: 'waiting' });
       await this.#waitForAdmission();
@@ -205,6 +212,17 @@ export class ParleyClient {
     this.metrics.admittedAt = performance.now();
     this.timeline.mark('admitted', this.metrics.admittedAt);
     await this.#connect();
+  }
+
+  /**
+   * A large meeting (more participants than its large_meeting_size): we start with microphone and camera off.
+   * A client default, not a refusal: under unmute_policy `everyone` the user may turn them on at any time.
+   */
+  #joinMuted() {
+    if (this.local.microphone) this.local.microphone.enabled = false;
+    if (this.local.camera) this.local.camera.enabled = false;
+    this.store.set((s) => ({ self: { ...s.self, joinedMuted: true, mic: { on: false, reason: 'joined_muted' }, camera: { on: false, reason: 'joined_muted' } } }));
+    this.#notice('info', 'joined_muted', 'This is a large meeting: you joined muted with your camera off. Raise your hand or unmute when you want to speak.');
   }
 
   /**
@@ -633,6 +651,12 @@ export class ParleyClient {
           this.#notice('info', 'permission_granted', e.source === 'audio' ? 'The host allows you to unmute. Your microphone stays off until you turn it on.' : `You may share your ${e.source === 'video' ? 'camera' : 'screen'} again.`);
           break;
         case 'unmute_requested': this.#notice('info', 'unmute_requested', 'The host asks you to unmute.'); break;
+        case 'speak_allowed':
+          // like permission_granted: never turn the microphone on by ourselves
+          this.#notice('info', 'speak_allowed', e.allowed ? 'The host allows you to speak. Your microphone stays off until you turn it on.'
+            : 'You may no longer speak.');
+          break;
+        case 'hand_lowered_by_moderator': this.#notice('info', 'hand_lowered', 'A host lowered your hand.'); break;
         case 'mute_all':
           if (this.state.self.mic.on) {
             if (this.local.microphone) this.local.microphone.enabled = false;
@@ -952,6 +976,37 @@ export class ParleyClient {
   startRecording() { return this.command('start_recording', {}); }
   stopRecording() { return this.command('stop_recording', {}); }
 
+  // ------------------------------------------------------------------ large meetings (docs/api.md "Large meetings")
+
+  /** Raise our hand (one per participant: raising it again keeps its place in the queue). */
+  raiseHand() { return this.command('raise_hand', {}); }
+  /** Lower our own hand, or (moderators) someone else's. @param {string} [pid] */
+  lowerHand(pid) { return this.command('lower_hand', pid && pid !== this.state.self.participant_id ? { participant_id: pid, expected_participant_version: null } : {}); }
+  /**
+   * Moderators: let a participant speak (audio and video allowed, its hand lowered) or take it back. Its
+   * microphone stays off until the person turns it on.
+   * @param {string} pid @param {boolean} [allowed]
+   */
+  allowSpeak(pid, allowed = true) { return this.command('allow_speak', { participant_id: pid, allowed, expected_participant_version: null }); }
+  /** Moderators: the first raised hand (the longest waiting) may speak; resolves null when no hand is up. */
+  allowNextHand() {
+    const first = this.state.raisedHands[0];
+    return first ? this.allowSpeak(first.participant_id) : Promise.resolve(null);
+  }
+  /**
+   * Moderators: the meeting's policy. `largeMeetingSize` (1..10000, or null = never) — above it attendees join
+   * muted with camera off; `unmutePolicy` 'everyone' or 'hosts_and_presenters' (attendees publish nothing until
+   * allowed to speak). Fields left undefined stay as they are.
+   * @param {{largeMeetingSize?: number|null, unmutePolicy?: 'everyone'|'hosts_and_presenters'}} p
+   */
+  setLargeMeetingPolicy(p) {
+    /** @type {Object<string, unknown>} */
+    const f = {};
+    if (p.largeMeetingSize !== undefined) f.large_meeting_size = p.largeMeetingSize;
+    if (p.unmutePolicy !== undefined) f.unmute_policy = p.unmutePolicy;
+    return this.command('set_large_meeting_policy', f);
+  }
+
   /** Can we run host actions? */
   get isModerator() { return isModerator(this.state); }
 
@@ -1248,5 +1303,7 @@ function wsUrl(endpoint, baseUrl) {
 function label(type) {
   return ({ set_publish: 'Mute', admit: 'Admit', deny: 'Deny', remove_participant: 'Remove', set_role: 'Change role',
     transfer_host: 'Make host', mute_all: 'Mute all', lock_meeting: 'Lock', end_meeting: 'End meeting',
-    start_recording: 'Start recording', stop_recording: 'Stop recording', request_unmute: 'Ask to unmute' })[type] || type;
+    start_recording: 'Start recording', stop_recording: 'Stop recording', request_unmute: 'Ask to unmute',
+    raise_hand: 'Raise hand', lower_hand: 'Lower hand', allow_speak: 'Allow to speak',
+    set_large_meeting_policy: 'Large-meeting policy' })[type] || type;
 }

@@ -2,6 +2,8 @@
 // folds server events into state. Pure functions where possible so they can be tested in a page
 // without any server.
 
+import { initialHands, applyHandEvent, applyHandSnapshot } from './hands.js';
+
 /** @typedef {'idle'|'connecting'|'connected'|'reconnecting'|'failed'|'closed'} ConnectionState */
 
 /** Allowed connection transitions. Anything else is a bug and throws. */
@@ -59,6 +61,8 @@ export function initialState() {
         screen: { allowed: true, committed: true, applied: true, version: 0 },
       },
       mic: { on: false, reason: null }, camera: { on: false, reason: null }, screen: { on: false, reason: null },
+      /** large meetings: our hand is up; a moderator allowed us to speak; we joined muted with camera off */
+      handRaised: false, speakAllowed: false, joinedMuted: false,
     },
     /** participant_id -> remote participant */ participants: {},
     /** participant_id -> waiting-room entry (visible to hosts) */ waiting: {},
@@ -76,6 +80,7 @@ export function initialState() {
     transportGeneration: 0,
     cursor: null,
     /** newest last */ notices: [],
+    ...initialHands(),
   };
 }
 
@@ -130,6 +135,8 @@ export function applyEvent(state, ev) {
   }
   let s = state;
   const pid = ev?.participant_id ?? ev?.participant?.participant_id;
+  const hands = applyHandEvent(s, ev || {}, effects);
+  if (hands) return { state: hands, effects };
   switch (type) {
     case 'participant_joined':
     case 'participant_updated':
@@ -442,6 +449,7 @@ export function applySnapshot(state, snap, roster) {
     if (typeof self[f] === 'boolean') perms[k] = { ...perms[k], allowed: self[f], committed: true };
   }
   s.self = { ...s.self, permissions: perms };
+  s = applyHandSnapshot(s, snap);
   if (roster) {
     const list = roster.participants || roster.items || [];
     const participants = {};

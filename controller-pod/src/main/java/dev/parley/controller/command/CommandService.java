@@ -45,9 +45,11 @@ public class CommandService {
     private final ParticipantCommands participants;
     private final MeetingCommands meetings;
     private final RecordingCommands recordings;
+    private final LargeMeetingCommands largeMeetings;
 
     CommandService(Db db, ControlLog log, CommandLedger ledger, AdmitFastPath admitFastPath,
-                   ParticipantCommands participants, MeetingCommands meetings, RecordingCommands recordings) {
+                   ParticipantCommands participants, MeetingCommands meetings, RecordingCommands recordings,
+                   LargeMeetingCommands largeMeetings) {
         this.db = db;
         this.log = log;
         this.ledger = ledger;
@@ -55,6 +57,7 @@ public class CommandService {
         this.participants = participants;
         this.meetings = meetings;
         this.recordings = recordings;
+        this.largeMeetings = largeMeetings;
     }
 
     /**
@@ -121,7 +124,8 @@ public class CommandService {
                 return replay;
             }
             UUID commandId = UUID.randomUUID();
-            CommandContext x = new CommandContext(c, m, epoch, moderator(own), body, commandId, prefetch, prefetched);
+            ParticipantRow actor = type.selfService() ? admitted(own) : moderator(own);
+            CommandContext x = new CommandContext(c, m, epoch, actor, body, commandId, prefetch, prefetched);
             ObjectNode answer = JsonBody.obj();
             handler(type).run(type, x, answer);
             boolean endsMeeting = type == CommandType.END_MEETING;
@@ -158,6 +162,7 @@ public class CommandService {
             case PARTICIPANT -> participants;
             case MEETING -> meetings;
             case RECORDING -> recordings;
+            case LARGE_MEETING -> largeMeetings;
         };
     }
 
@@ -183,6 +188,16 @@ public class CommandService {
             }
         }
         throw ApiException.forbidden("not_a_moderator", "only the host or a cohost may run meeting commands");
+    }
+
+    /** The caller's admitted row, for the commands a participant runs for itself. */
+    private static ParticipantRow admitted(List<ParticipantRow> own) {
+        for (ParticipantRow p : own) {
+            if (p.isAdmitted()) {
+                return p;
+            }
+        }
+        throw ApiException.forbidden("not_admitted", "only admitted participants may run this command");
     }
 
     /** A well-formed participant_id to prefetch, or null (a malformed one is rejected later, in order). */

@@ -27,10 +27,14 @@ public enum CommandType {
     LOCK_MEETING("lock_meeting", Area.MEETING, false),
     END_MEETING("end_meeting", Area.MEETING, false),
     START_RECORDING("start_recording", Area.RECORDING, false),
-    STOP_RECORDING("stop_recording", Area.RECORDING, false);
+    STOP_RECORDING("stop_recording", Area.RECORDING, false),
+    SET_LARGE_MEETING_POLICY("set_large_meeting_policy", Area.LARGE_MEETING, false),
+    ALLOW_SPEAK("allow_speak", Area.LARGE_MEETING, true),
+    RAISE_HAND("raise_hand", Area.LARGE_MEETING, false),
+    LOWER_HAND("lower_hand", Area.LARGE_MEETING, false);
 
     /** Which handler runs a command. */
-    enum Area { PARTICIPANT, MEETING, RECORDING }
+    enum Area { PARTICIPANT, MEETING, RECORDING, LARGE_MEETING }
 
     private static final Map<String, CommandType> BY_WIRE = Arrays.stream(values())
             .collect(Collectors.toUnmodifiableMap(CommandType::wire, Function.identity()));
@@ -68,6 +72,14 @@ public enum CommandType {
                     .with("known_types", SORTED);
         }
         return t;
+    }
+
+    /**
+     * Any admitted participant may run it for itself (raise or lower its own hand); every other command needs a
+     * moderator (a host or cohost).
+     */
+    boolean selfService() {
+        return this == RAISE_HAND || this == LOWER_HAND;
     }
 
     /** Every wire name. */

@@ -5,6 +5,7 @@ import dev.parley.controller.command.store.BanWrites;
 import dev.parley.controller.command.store.MeetingWrites;
 import dev.parley.controller.http.ApiException;
 import dev.parley.controller.http.JsonBody;
+import dev.parley.controller.meeting.LargeMeetingPolicy;
 import dev.parley.controller.participant.ParticipantRow;
 import dev.parley.controller.participant.Seats;
 import jakarta.inject.Singleton;
@@ -40,9 +41,11 @@ final class ParticipantCommands implements CommandHandler {
         if (!"waiting".equals(p.admissionState())) {
             throw ApiException.conflict("invalid_state", "participant is " + p.admissionState());
         }
-        boolean audio = !x.m.muteAll() || x.m.allowSelfUnmute();
+        // under unmute_policy hosts_and_presenters an attendee is admitted without audio or video (allow_speak)
+        boolean may = LargeMeetingPolicy.of(x.c, x.meetingId()).mayPublish(p.role(), false);
+        boolean audio = (!x.m.muteAll() || x.m.allowSelfUnmute()) && may;
         long v = x.update(p, "admission_state = 'admitted', admitted_at = now(), audio_publish_allowed = ?, "
-                + "video_publish_allowed = true", audio);
+                + "video_publish_allowed = ?", audio, may);
         x.targets.remove(p.participantId()); // no transport yet: nothing to enforce
         if ("scheduled".equals(x.m.status())) {
             MeetingWrites.goLive(x.c, x.meetingId(), x.epoch);
@@ -150,7 +153,15 @@ final class ParticipantCommands implements CommandHandler {
             answer.put("participant_version", p.version());
             return;
         }
-        long v = x.update(p, "role = ?, screen_publish_allowed = ?", role, "cohost".equals(role) || p.screen());
+        // under hosts_and_presenters a new cohost may publish audio/video (moderators are never restricted) and a
+        // cohost made attendee keeps them only if allowed to speak
+        boolean policy = LargeMeetingPolicy.of(x.c, x.meetingId()).restrictsAttendees();
+        boolean promote = policy && "cohost".equals(role);
+        boolean demote = policy && "attendee".equals(role);
+        long v = x.update(p, "role = ?, screen_publish_allowed = ?, "
+                + "audio_publish_allowed = (audio_publish_allowed OR ?) AND (speak_allowed OR NOT ?), "
+                + "video_publish_allowed = (video_publish_allowed OR ?) AND (speak_allowed OR NOT ?)",
+                role, "cohost".equals(role) || p.screen(), promote, demote, promote, demote);
         answer.put("participant_version", v);
         x.emitParticipant("role_changed", p.participantId(), null);
     }
@@ -170,7 +181,10 @@ final class ParticipantCommands implements CommandHandler {
         UUID oldHostId = x.actor.participantId();
         ParticipantRow oldHost = ParticipantRow.require(x.c, x.meetingId(), oldHostId, true);
         x.update(oldHost, "role = 'cohost'");
-        long v = x.update(p, "role = 'host', screen_publish_allowed = true, audio_publish_allowed = true");
+        // the host may always publish; under hosts_and_presenters a restricted attendee also had no video
+        boolean policy = LargeMeetingPolicy.of(x.c, x.meetingId()).restrictsAttendees();
+        long v = x.update(p, "role = 'host', screen_publish_allowed = true, audio_publish_allowed = true, "
+                + "video_publish_allowed = video_publish_allowed OR ?", policy);
         answer.put("participant_version", v);
         x.emitParticipant("role_changed", oldHost.participantId(), null);
         x.emitParticipant("role_changed", p.participantId(), null);

@@ -46,8 +46,9 @@ public class MeetingService {
                     "field 'audio_top_n' must be within 1.." + MeetingSettings.AUDIO_TOP_N_MAX).with("field", "audio_top_n");
         }
         int audioTopN = topN == null ? MeetingSettings.AUDIO_TOP_N_DEFAULT : topN.intValue();
+        LargeMeetingPolicy policy = LargeMeetingPolicy.fromCreation(body);
         UUID id = db.tx(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT create_meeting_with_outbox(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT create_meeting_with_outbox(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                 ps.setObject(1, UUID.randomUUID());
                 ps.setObject(2, caller.tenantId());
                 ps.setObject(3, caller.principalId());
@@ -59,6 +60,12 @@ public class MeetingService {
                 ps.setString(9, cfg.region());
                 UUID created;
                 ps.setInt(10, audioTopN);
+                if (policy.largeMeetingSize() == null) {
+                    ps.setNull(11, java.sql.Types.INTEGER);
+                } else {
+                    ps.setInt(11, policy.largeMeetingSize());
+                }
+                ps.setString(12, policy.unmutePolicy());
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     created = rs.getObject(1, UUID.class);
@@ -108,6 +115,7 @@ public class MeetingService {
             out.put("locked", m.locked());
             out.put("max_participants", m.maxParticipants());
             out.put("audio_top_n", MeetingSettings.audioTopN(c, meetingId));
+            LargeMeetingPolicy.of(c, meetingId).writeTo(out);
             out.put("participant_count", m.activeParticipants());
             out.put("controller_epoch", m.controllerEpoch());
             out.put("version", m.version());

@@ -111,7 +111,7 @@ public class ParticipantService {
                 if (!hash.equals(r.row().joinRequestHash())) {
                     throw ApiException.conflict("idempotency_key_reused", "this Idempotency-Key was used with a different request");
                 }
-                return new Joined(answer(r.row()), List.of(), true);
+                return new Joined(withJoinedMuted(answer(r.row()), r.info()), List.of(), true);
             }
             case "meeting_ended" -> throw ApiException.conflict("meeting_ended", "the meeting is " + r.info());
             case "banned" -> throw ApiException.forbidden("principal_banned", "you were removed from this meeting");
@@ -123,7 +123,7 @@ public class ParticipantService {
                 ParticipantRow p = r.row();
                 ControlEvent e = new ControlEvent(meetingId, epoch, r.seq(), eventId,
                         p.isAdmitted() ? "participant_joined" : "participant_waiting", participantJson(p), null);
-                return new Joined(answer(p), List.of(e), false);
+                return new Joined(withJoinedMuted(answer(p), r.info()), List.of(e), false);
             }
             default -> throw new IllegalStateException("join_meeting: " + r.outcome());
         }
@@ -136,6 +136,15 @@ public class ParticipantService {
 
     /** {@code join_meeting}'s answer: outcome, detail, the event's sequence, and the participant row when there is one. */
     private record JoinOutcome(String outcome, String info, long seq, ParticipantRow row) {
+    }
+
+    /**
+     * {@code joined_muted}: the meeting had more participants than its {@code large_meeting_size} when this attendee
+     * joined, so the client starts with microphone and camera off (join_meeting says so in its info column).
+     */
+    private static ObjectNode withJoinedMuted(ObjectNode answer, String info) {
+        answer.put("joined_muted", "joined_muted".equals(info));
+        return answer;
     }
 
     public static ObjectNode answer(ParticipantRow p) {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.controller.http.JsonBody;
 import dev.parley.controller.auth.Caller;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.hand.HandQueue;
+import dev.parley.controller.meeting.LargeMeetingPolicy;
 import dev.parley.controller.meeting.MeetingRow;
 import dev.parley.controller.meeting.MeetingService;
 import jakarta.inject.Singleton;
@@ -48,6 +50,8 @@ public class SnapshotService {
             out.put("mute_all", m.muteAll());
             out.put("allow_self_unmute", m.allowSelfUnmute());
             out.put("version", m.version());
+            LargeMeetingPolicy.of(c, meetingId).writeTo(out);
+            out.set("raised_hands", HandQueue.json(HandQueue.queue(c, meetingId)));
             List<ParticipantRow> mine = ParticipantRow.activeOf(c, meetingId, caller.principalId());
             ParticipantRow self = mine.isEmpty() ? latest(c, meetingId, caller.principalId()) : mine.get(0);
             if (self != null) {
@@ -61,9 +65,29 @@ public class SnapshotService {
                 s.put("screen_publish_allowed", self.screen());
                 s.put("unmute_requested", self.unmuteRequested());
                 s.put("transport_generation", self.transportGeneration());
+                policyFields(c, self, s);
             }
             return out;
         });
+    }
+
+    /** The caller's own large-meeting fields: joined muted, allowed to speak, hand raised (and since when). */
+    private static void policyFields(java.sql.Connection c, ParticipantRow self, ObjectNode s) throws java.sql.SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT joined_muted, speak_allowed, hand_raised_at "
+                + "FROM meeting_participants WHERE meeting_id = ? AND participant_id = ?")) {
+            ps.setObject(1, self.meetingId());
+            ps.setObject(2, self.participantId());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                s.put("joined_muted", rs.getBoolean(1));
+                s.put("speak_allowed", rs.getBoolean(2));
+                java.sql.Timestamp raised = rs.getTimestamp(3);
+                s.put("hand_raised", raised != null);
+                if (raised != null) {
+                    s.put("hand_raised_at", HandQueue.time(raised));
+                }
+            }
+        }
     }
 
     private static ParticipantRow latest(java.sql.Connection c, UUID meetingId, UUID principal) throws java.sql.SQLException {

@@ -13,7 +13,8 @@ class CommandTypeTest {
         for (CommandType t : CommandType.values()) {
             assertThat(CommandType.parse(t.wire())).isSameAs(t);
         }
-        assertThat(CommandService.TYPES).hasSize(13).contains("admit", "end_meeting", "stop_recording");
+        assertThat(CommandService.TYPES).hasSize(17).contains("admit", "end_meeting", "stop_recording",
+                "set_large_meeting_policy", "allow_speak", "raise_hand", "lower_hand");
     }
 
     @Test
@@ -30,5 +31,14 @@ class CommandTypeTest {
         assertThat(CommandType.TRANSFER_HOST.targeted()).isTrue();
         assertThat(CommandType.MUTE_ALL.targeted()).isFalse();
         assertThat(CommandType.START_RECORDING.area()).isEqualTo(CommandType.Area.RECORDING);
+        assertThat(CommandType.ALLOW_SPEAK.targeted()).isTrue();
+        assertThat(CommandType.RAISE_HAND.targeted()).isFalse();
+    }
+
+    @Test
+    void onlyOwnHandsAreSelfService() {
+        for (CommandType t : CommandType.values()) {
+            assertThat(t.selfService()).as(t.wire()).isEqualTo(t == CommandType.RAISE_HAND || t == CommandType.LOWER_HAND);
+        }
     }
 }

@@ -64,6 +64,7 @@ class WebScreensIT {
             {"meeting-speaker", "[data-testid=tile-p1-camera].speaking"},
             {"meeting-screen", "[data-testid=tile-p2-screen]"},
             {"meeting-host-panel", "[data-testid=admit]"},
+            {"meeting-hands", "[data-testid=hand-p4] [data-testid=allow-speak]"},
             {"meeting-reconnecting", "[data-testid=connection-banner].show"},
             {"meeting-unmute", "[data-testid=unmute-accept]"},
         };
@@ -101,6 +102,10 @@ class WebScreensIT {
             page.screenshot(new Page.ScreenshotOptions().setPath(SHOTS.resolve(name + "-" + device + ".png")));
 
             assertThat(errors).as("script errors").isEmpty();
+            if (name.equals("meeting-hands")) {
+                Object order = page.evaluate("() => [...document.querySelectorAll('[data-testid=hand-queue] li')].map(li => li.dataset.testid).join(',')");
+                assertThat(order).as("the raise-hand queue, first raised first").isEqualTo("hand-p4,hand-p2");
+            }
             Object overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth");
             assertThat(((Number) overflow).intValue()).as("horizontal overflow in px").isLessThanOrEqualTo(0);
             Object unnamed = page.evaluate(UNNAMED_CONTROLS);
