@@ -206,6 +206,9 @@ final class JsonScan {
                 // RFC 8259: control characters must be escaped; a span copied verbatim into an answer must stay JSON
                 throw bad("unescaped control character in string");
             }
+            if (c < 0) {
+                skipUtf8Tail(c & 0xff); // RFC 8259 §8.1: a span copied verbatim must stay UTF-8
+            }
             if (c == '\\') {
                 escaped = true;
                 // RFC 8259 §7: only these escapes exist; anything else copied verbatim would not be JSON
@@ -223,6 +226,33 @@ final class JsonScan {
                     throw bad("invalid escape in string");
                 }
             }
+        }
+    }
+
+    /** After the lead byte {@code lead} (>= 0x80) of a character: its continuation bytes, well-formed (RFC 3629 §4). */
+    private void skipUtf8Tail(int lead) {
+        int tail;
+        int lo = 0x80;
+        int hi = 0xBF;
+        if (lead >= 0xC2 && lead <= 0xDF) {
+            tail = 1;
+        } else if (lead >= 0xE0 && lead <= 0xEF) {
+            tail = 2;
+            if (lead == 0xE0) lo = 0xA0;      // overlong
+            if (lead == 0xED) hi = 0x9F;      // surrogates
+        } else if (lead >= 0xF0 && lead <= 0xF4) {
+            tail = 3;
+            if (lead == 0xF0) lo = 0x90;      // overlong
+            if (lead == 0xF4) hi = 0x8F;      // above U+10FFFF
+        } else {
+            throw bad("invalid UTF-8 in string");
+        }
+        for (int k = 0; k < tail; k++, lo = 0x80, hi = 0xBF) {
+            int u = pos < end ? b[pos] & 0xff : -1;
+            if (u < lo || u > hi) {
+                throw bad("invalid UTF-8 in string");
+            }
+            pos++;
         }
     }
 
