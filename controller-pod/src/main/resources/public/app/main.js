@@ -120,6 +120,7 @@ async function joinMeeting(meetingId, meeting, o) {
     transferHost: (pid) => client.transferHost(pid).catch(() => {}),
     answerUnmute: (yes) => client.answerUnmuteRequest(yes),
     viewport: (tracks) => client.setViewport(tracks),
+    rosterPage: (o) => client.rosterPage(o).catch(() => {}),
     listDevices: async () => ({ ...(await listDevices()),
       currentCamera: client.local.camera?.getSettings?.().deviceId, currentMicrophone: client.local.microphone?.getSettings?.().deviceId }),
     switchDevice: async (kind, deviceId) => {
