@@ -22,6 +22,10 @@ public final class RosterTally {
 
     private final Map<String, Entry> entries = new HashMap<>();
     private final Set<String> moderators = new HashSet<>();
+    /** Kept as entries change: every socket asks for the count at every run (no walk over the roster). */
+    private int admitted;
+    private int waiting;
+    private final Map<String, Integer> byRole = new TreeMap<>();
 
     /** A participant document of any participant event; anything without id, state and version is ignored. */
     public void apply(JsonNode doc) {
@@ -39,9 +43,23 @@ public final class RosterTally {
         if (known != null && known.version >= version) {
             return;
         }
-        entries.put(participantId, new Entry(version, role, state));
+        if (known != null) {
+            count(known, -1);
+        }
+        Entry now = new Entry(version, role, state);
+        entries.put(participantId, now);
+        count(now, 1);
         if (isModeratorRole(role)) {
             moderators.add(participantId);
+        }
+    }
+
+    private void count(Entry e, int d) {
+        if ("admitted".equals(e.state)) {
+            admitted += d;
+            byRole.merge(e.role, d, (a, b) -> a + b == 0 ? null : a + b);
+        } else if ("waiting".equals(e.state)) {
+            waiting += d;
         }
     }
 
@@ -52,28 +70,11 @@ public final class RosterTally {
 
     /** Admitted participants. */
     public synchronized int admitted() {
-        int n = 0;
-        for (Entry e : entries.values()) {
-            if ("admitted".equals(e.state)) {
-                n++;
-            }
-        }
-        return n;
+        return admitted;
     }
 
-    /** The counts a summary carries, in a fixed order (the same bytes for the same roster). */
+    /** The counts a summary carries (roles in a fixed order: the same bytes for the same roster). */
     public synchronized Counts counts() {
-        Map<String, Integer> byRole = new TreeMap<>();
-        int admitted = 0;
-        int waiting = 0;
-        for (Entry e : entries.values()) {
-            if ("admitted".equals(e.state)) {
-                admitted++;
-                byRole.merge(e.role, 1, Integer::sum);
-            } else if ("waiting".equals(e.state)) {
-                waiting++;
-            }
-        }
         return new Counts(admitted, waiting, byRole);
     }
 
