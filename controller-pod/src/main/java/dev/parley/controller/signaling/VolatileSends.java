@@ -20,7 +20,7 @@ import java.util.UUID;
 final class VolatileSends {
     private static final Logger LOG = LoggerFactory.getLogger(VolatileSends.class);
     /** Volatile messages one socket may have queued in the transport before new ones are dropped. */
-    static final int IN_FLIGHT = 16;
+    static final int IN_FLIGHT = 64;
 
     private final Counter dropped;
 
