@@ -4,6 +4,8 @@
 # usage: bench/roster/storm.sh [--quick] [controller jars...] [participants=1000] [steady-s=30] [rate=100] [storm-s=10]
 # Several jars (e.g. old and new) are run one after another, alternating, ROUNDS times (default 1).
 # --quick: 200 participants, 10 s steady, 100 joins/s for 5 s.
+# Every resident watches the first roster page (roster_page, 50 ids) as the web app's People panel does; the storm
+# line gives bytes per join per resident socket too (bench/roster/README.md, "paged roster").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}

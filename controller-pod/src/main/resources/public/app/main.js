@@ -124,6 +124,7 @@ async function joinMeeting(meetingId, meeting, o) {
     allowSpeak: (pid, allowed = true) => client.allowSpeak(pid, allowed).catch(() => {}),
     setUnmutePolicy: (policy) => client.setLargeMeetingPolicy({ unmutePolicy: policy }).catch(() => {}),
     viewport: (tracks) => client.setViewport(tracks),
+    rosterPage: (o) => client.rosterPage(o).catch(() => {}),
     listDevices: async () => ({ ...(await listDevices()),
       currentCamera: client.local.camera?.getSettings?.().deviceId, currentMicrophone: client.local.microphone?.getSettings?.().deviceId }),
     switchDevice: async (kind, deviceId) => {

@@ -28,7 +28,7 @@ export class MeetingView {
   constructor(root, deps) {
     this.root = root;
     this.deps = deps;
-    this.ui = { layout: 'grid', pinned: null, panel: window.matchMedia('(min-width: 900px)').matches, pageSize: 'auto', rosterPage: 0 };
+    this.ui = { layout: 'grid', pinned: null, panel: window.matchMedia('(min-width: 900px)').matches, pageSize: 'auto', rosterPage: 0, rosterCursors: [null] };
     this.paging = new Paging();
     this.keys = {};
     this.tiles = new Map();
@@ -88,7 +88,7 @@ export class MeetingView {
 
   #headKey(s) {
     // Connection quality changes often: it is updated in place (#renderQuality), not by rebuilding the buttons.
-    return JSON.stringify([s.meeting?.title, s.meeting?.locked, s.recording.state, this.ui.layout, this.ui.panel, Object.keys(s.participants).length]);
+    return JSON.stringify([s.meeting?.title, s.meeting?.locked, s.recording.state, this.ui.layout, this.ui.panel, Object.keys(s.participants).length, s.roster?.count]);
   }
 
   #renderHead(s) {
@@ -107,7 +107,7 @@ export class MeetingView {
           onchange: (e) => { const v = e.target.value; this.ui.pageSize = v === 'auto' ? 'auto' : Number(v); this.#rerender(); } },
         PAGE_CHOICES.map((c) => h('option', { value: String(c), selected: String(c) === String(this.ui.pageSize) }, c === 'auto' ? 'Fit' : String(c))))) : null,
       h('button', { class: 'ghost', 'data-focus': 'panel', 'data-testid': 'participants-toggle', 'aria-expanded': String(this.ui.panel), 'aria-controls': 'participants-panel',
-        onclick: () => { this.ui.panel = !this.ui.panel; this.#rerender(); } }, `People (${Object.keys(s.participants).length + 1})`),
+        onclick: () => { this.ui.panel = !this.ui.panel; this.#rerender(); } }, `People (${peopleCount(s)})`),
     ]);
     this.el.classList.toggle('panel-open', this.ui.panel);
     this.#renderQuality(s);
@@ -307,7 +307,7 @@ export class MeetingView {
 
   #sideKey(s) {
     return JSON.stringify([this.ui.panel, s.self, s.participants && Object.values(s.participants).map((p) => [p.participant_id, p.display_name, p.role, p.publish, p.connection, p.muted, p.quality]),
-      Object.values(s.waiting).map((p) => [p.participant_id, p.display_name]), s.commands, s.raisedHands]);
+      Object.values(s.waiting).map((p) => [p.participant_id, p.display_name]), s.commands, s.raisedHands, s.roster?.paged && [s.roster.count, s.roster.page]]);
   }
 
   /**
@@ -343,15 +343,28 @@ export class MeetingView {
         h('button', { class: 'primary small', 'data-focus': 'admit-' + p.participant_id, 'data-testid': 'admit', 'aria-label': `Admit ${p.display_name}`, onclick: () => a.admit(p.participant_id) }, 'Admit'),
         h('button', { class: 'small', 'data-focus': 'deny-' + p.participant_id, 'data-testid': 'deny', 'aria-label': `Deny ${p.display_name}`, onclick: () => a.deny(p.participant_id) }, 'Deny'))), e.waitingRows);
     this.#renderHands(s, mod);
-    const others = Object.values(s.participants).sort((x, y) => roleRank(x.role) - roleRank(y.role) || x.display_name.localeCompare(y.display_name));
-    e.inTitle.textContent = `In the meeting (${others.length + 1})`;
     const latest = latestCommands(s.commands);
-    const all = [{ self: true, participant_id: 'self' }, ...others];
-    // paged: a large meeting's roster is never a thousand DOM rows
-    const rpg = pageOf(all.map((p) => p.participant_id), this.ui.rosterPage, ROSTER_PAGE);
-    this.ui.rosterPage = rpg.page;
-    const rows = all.slice(rpg.page * ROSTER_PAGE, rpg.page * ROSTER_PAGE + ROSTER_PAGE);
-    renderPager(e.pager, rpg, (d) => { this.ui.rosterPage += d; this.keys.side = null; this.#renderSide(this.state); }, 'people');
+    let rows;
+    if (s.roster?.paged) {
+      // paged roster (large meeting): the server's pages (GET …/participants), the count from its summaries
+      const page = s.roster.page;
+      const others = (page?.ids || []).map((id) => s.participants[id]).filter(Boolean);
+      const total = peopleCount(s);
+      e.inTitle.textContent = `In the meeting (${total})`;
+      const at = this.ui.rosterCursors.length - 1;
+      const pages = Math.max(at + 1 + (page?.next ? 1 : 0), Math.ceil(total / Math.max(1, page?.limit || ROSTER_PAGE)));
+      rows = at === 0 ? [{ self: true, participant_id: 'self' }, ...others] : others;
+      renderPager(e.pager, { page: at, pages, hidden: Math.max(0, total - rows.length) }, (d) => this.#turnServerPage(d, page), 'people');
+    } else {
+      const others = Object.values(s.participants).sort((x, y) => roleRank(x.role) - roleRank(y.role) || x.display_name.localeCompare(y.display_name));
+      e.inTitle.textContent = `In the meeting (${others.length + 1})`;
+      const all = [{ self: true, participant_id: 'self' }, ...others];
+      // paged: a large meeting's roster is never a thousand DOM rows
+      const rpg = pageOf(all.map((p) => p.participant_id), this.ui.rosterPage, ROSTER_PAGE);
+      this.ui.rosterPage = rpg.page;
+      rows = all.slice(rpg.page * ROSTER_PAGE, rpg.page * ROSTER_PAGE + ROSTER_PAGE);
+      renderPager(e.pager, rpg, (d) => { this.ui.rosterPage += d; this.keys.side = null; this.#renderSide(this.state); }, 'people');
+    }
     keyedList(e.list, rows, (p) => p.participant_id,
       (p) => p.self ? JSON.stringify([s.self.display_name, s.self.role, s.self.mic.on])
         : JSON.stringify([p.display_name, p.role, p.publish, p.connection, p.muted, mod, s.self.role, latest[p.participant_id] || null]),
@@ -378,6 +391,15 @@ export class MeetingView {
       h('span', { class: 'pactions' },
         h('button', { class: 'primary small', 'data-focus': 'allow-' + x.participant_id, 'data-testid': 'allow-speak', 'aria-label': `Allow ${x.display_name} to speak`, onclick: () => a.allowSpeak(x.participant_id) }, 'Allow to speak'),
         h('button', { class: 'small', 'data-focus': 'lower-' + x.participant_id, 'data-testid': 'lower-hand', 'aria-label': `Lower ${x.display_name}'s hand`, onclick: () => a.lowerHand(x.participant_id) }, 'Lower'))), e.handRows);
+  }
+
+  /** Paged roster: the next or previous server page (cursors kept as a stack: the server pages forward only). */
+  #turnServerPage(d, page) {
+    const c = this.ui.rosterCursors;
+    if (d > 0 && page?.next) c.push(page.next);
+    else if (d < 0 && c.length > 1) c.pop();
+    else return;
+    this.deps.actions.rosterPage?.({ cursor: c[c.length - 1], limit: ROSTER_PAGE });
   }
 
   #markSpeakers(s) {
@@ -519,4 +541,9 @@ function latestCommands(commands) {
 function cmdLabel(type) {
   return ({ set_publish: 'Mute', request_unmute: 'Unmute request', remove_participant: 'Remove', set_role: 'Role', transfer_host: 'Host', admit: 'Admit', deny: 'Deny',
     allow_speak: 'Allow to speak', lower_hand: 'Lower hand' })[type] || type;
+}
+
+/** Everyone in the meeting, self included: the server's count when the roster is paged. */
+function peopleCount(s) {
+  return s.roster?.paged && Number.isFinite(s.roster.count) ? s.roster.count : Object.keys(s.participants).length + 1;
 }

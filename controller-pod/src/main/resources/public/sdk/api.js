@@ -139,9 +139,10 @@ export class ApiClient {
   /** @param {string} id @param {RequestOptions} [ro] */
   snapshot(id, ro) { return this.request('GET', `/meetings/${enc(id)}/snapshot`, undefined, ro); }
 
-  /** @param {string} id @param {string} [cursor] */
-  participants(id, cursor) {
-    return this.request('GET', `/meetings/${enc(id)}/participants` + (cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''));
+  /** A roster page (ordered by participant id). @param {string} id @param {string} [cursor] @param {number} [limit] 1..500 */
+  participants(id, cursor, limit) {
+    const q = [cursor ? `cursor=${encodeURIComponent(cursor)}` : '', limit ? `limit=${Math.floor(limit)}` : ''].filter(Boolean).join('&');
+    return this.request('GET', `/meetings/${enc(id)}/participants` + (q ? `?${q}` : ''));
   }
 
   /** @param {string} id @param {RequestOptions} [ro] */

@@ -9,7 +9,7 @@
 import { ApiClient } from './api.js';
 import { SignalingClient } from './signaling.js';
 import { MediaSession } from './media.js';
-import { Store, initialState, applyEvent, applyRosterDelta, applySnapshot, withNotice, canTransition, isModerator } from './state.js';
+import { Store, initialState, applyEvent, applyRosterDelta, applyRosterSummary, applySnapshot, normalParticipant, withNotice, canTransition, isModerator } from './state.js';
 import { CommandQueue, isNeverReplayed } from './command-queue.js';
 import { ParleyError, describeCode } from './problem.js';
 import { uuid, idempotencyKey } from './ids.js';
@@ -93,6 +93,8 @@ export class ParleyClient {
     /** @type {any} timer handle */ this.viewportTimer = null;
     /** @type {any} timer handle */ this.statsTimer = null;
     /** @type {any} timer handle */ this.rosterTimer = null;
+    /** paged roster: participants watched besides the roster page (`watchParticipants`) */
+    /** @type {string[]} */ this.extraWatch = [];
     this.lastServerSpeakersAt = 0;
     /** @type {{joinClickedAt:number, admittedAt:number, firstRemoteFrameAt:number, generations:Object[], [k:string]:any}} */
     this.metrics = { joinClickedAt: 0, admittedAt: 0, firstRemoteFrameAt: 0, generations: [] };
@@ -306,6 +308,9 @@ export class ParleyClient {
       onMessage: (m) => this.#onSignal(m),
       onEvent: (ev, cursor) => this.handleEvent(ev, cursor),
       onRosterDelta: (m) => this.handleRosterDelta(m),
+      onRosterSummary: (m) => this.handleRosterSummary(m),
+      // paged roster: a resumed socket watches the same page before anything is replayed to it
+      rosterPage: () => (this.state.roster.paged ? { participant_ids: this.#watchIds() } : null),
       onResync: () => this.resync(),
       onState: (st, d) => this.#onSignalingState(st, d),
       WebSocketImpl: this.opts.WebSocketImpl,
@@ -328,6 +333,11 @@ export class ParleyClient {
     this.events.emit('signaling', { state: st, resumed: !!d.resumed, code: d.code ?? null });
     if (st === 'open') {
       this.sigOpen = true;
+      if (d.roster && typeof d.roster === 'object') {
+        // paged roster: the server says whether this socket gets everyone or counts + the watched changes (sticky)
+        const paged = this.state.roster.paged || d.roster.paged === true;
+        this.store.set((s) => ({ roster: { ...s.roster, paged, pageAbove: d.roster.page_above ?? null, count: d.roster.count ?? s.roster.count } }));
+      }
       this.#markStep('socketOpenAt');
       this.timeline.mark('socket_joined');
       this.store.set({ cursor: /** @type {SignalingClient} */ (this.signaling).cursor.value });
@@ -618,6 +628,68 @@ export class ParleyClient {
   }
 
   /**
+   * Apply a `roster_summary` (paged roster): the meeting's counts and the changes of the participants we watch,
+   * in cursor order when it has a range (`cursor` moves), else counts only.
+   * @param {Object} msg
+   */
+  handleRosterSummary(msg) {
+    const before = this.state;
+    const { state, effects, events } = applyRosterSummary(before, msg);
+    this.store.set(msg.cursor ? { ...state, cursor: msg.cursor } : state);
+    this.#runEffects(effects);
+    if (!before.roster.paged && this.rosterLoaded) this.rosterPage({}).catch(() => {}); // just turned paged: watch page 1
+    if (Object.keys(this.state.participants).length !== Object.keys(before.participants).length) this.#refreshSubscriptionsSoon();
+    for (const ev of events) for (const [type, payload] of eventsFromControl(ev, msg.cursor ?? null)) this.events.emit(type, /** @type {any} */ (payload));
+  }
+
+  /**
+   * One page of the roster from `GET …/participants` (ordered by participant id; `cursor` from the previous page's
+   * `next_cursor`, none = the first page), kept in `state.roster.page` and merged into `state.participants`. In a
+   * paged meeting the socket then watches this page (`roster_page`): its people's joins, departures and changes
+   * arrive live, everyone else is counted in `state.roster.count`.
+   * @param {{cursor?:string|null, limit?:number}} [o]
+   * @returns {Promise<{participants:Object[], next_cursor:string|null}>}
+   */
+  async rosterPage(o = {}) {
+    const limit = Math.min(500, Math.max(1, Math.floor(o.limit ?? this.state.roster.page?.limit ?? 50)));
+    const r = await this.api.participants(/** @type {string} */ (this.meetingId), o.cursor ?? undefined, limit);
+    const list = (r.participants || r.items || []).filter((p) => String(p.participant_id) !== this.state.self.participant_id);
+    const ids = list.map((p) => String(p.participant_id));
+    this.store.set((s) => {
+      const participants = { ...s.participants };
+      for (const p of list) {
+        const id = String(p.participant_id);
+        if (p.admission_state === 'admitted') participants[id] = normalParticipant(p, participants[id] || {});
+        else delete participants[id];
+      }
+      return { participants, roster: { ...s.roster, page: { cursor: o.cursor ?? null, next: r.next_cursor ?? null, limit, ids } } };
+    });
+    this.#sendRosterPage();
+    return { participants: list, next_cursor: r.next_cursor ?? null };
+  }
+
+  /**
+   * Participants to watch besides the roster page (e.g. the speakers on the stage), paged roster only; at most
+   * 200 ids are watched in all.
+   * @param {string[]} ids
+   */
+  watchParticipants(ids) {
+    this.extraWatch = [...new Set((ids || []).map(String))];
+    this.#sendRosterPage();
+  }
+
+  /** The ids the socket watches: the page shown, then the extra ones (bounded as the server bounds them). */
+  #watchIds() {
+    return [...new Set([...(this.state.roster.page?.ids || []), ...(this.extraWatch || [])])].slice(0, 200);
+  }
+
+  #sendRosterPage() {
+    if (!this.state.roster.paged || !this.signaling?.open) return;
+    this.store.set((s) => ({ roster: { ...s.roster, watch: this.#watchIds() } }));
+    this.signaling.send({ type: 'roster_page', participant_ids: this.#watchIds() });
+  }
+
+  /**
    * Dynacast from the SFU: turn our simulcast encodings nobody receives off (and back on), then show the
    * result in `state.publishLayers` (source -> {rids, active, maxSpatialLayer, changes, at}). A message
    * about a transport generation we already left is ignored.
@@ -699,8 +771,17 @@ export class ParleyClient {
     return snap.control_cursor ?? null;
   }
 
-  /** All roster pages (bounded: big meetings page through `next_cursor`). */
+  /** All roster pages (bounded: big meetings page through `next_cursor`); paged roster: the page shown. */
   async #roster() {
+    if (this.state.roster.paged) {
+      const pg = this.state.roster.page;
+      const r = await this.api.participants(/** @type {string} */ (this.meetingId), pg?.cursor ?? undefined, pg?.limit ?? 50);
+      const participants = r.participants || r.items || [];
+      const ids = participants.map((p) => String(p.participant_id)).filter((id) => id !== this.state.self.participant_id);
+      this.store.set((s) => ({ roster: { ...s.roster, page: { cursor: pg?.cursor ?? null, next: r.next_cursor ?? null, limit: pg?.limit ?? 50, ids } } }));
+      this.#sendRosterPage();
+      return { participants };
+    }
     const participants = [];
     let cursor;
     for (let page = 0; page < 20; page++) {

@@ -16,6 +16,10 @@ const FATAL = new Set(['removed', 'participant_removed', 'banned', 'rejoin_forbi
  * @property {(msg:Object) => void} onMessage       every non-event message (answer, offer, slot_assignments, …)
  * @property {(ev:Object, cursor:string|null) => void} onEvent   an event to apply, in order, exactly once (volatile events: cursor null)
  * @property {(msg:any) => void} [onRosterDelta]  a `roster_delta` to apply as one batch (else its events go to onEvent)
+ * @property {(msg:any) => void} [onRosterSummary]  a `roster_summary` (paged roster: counts + the watched changes), in
+ *           cursor order when it has a range; else its changes go to onEvent
+ * @property {() => ({participant_ids:string[]}|null)} [rosterPage]  the page this client watches, sent with `join` and
+ *           `resume` so a paged socket is paged before anything is replayed (null: not paged by the client)
  * @property {() => Promise<string|null>} onResync   fetch a snapshot, apply it, return its control_cursor
  * @property {(state:'connecting'|'open'|'reconnecting'|'failed'|'closed', detail?:Object) => void} onState
  * @property {typeof WebSocket} [WebSocketImpl]
@@ -70,12 +74,14 @@ export class SignalingClient {
     ws.onopen = () => {
       this.lastSeen = Date.now();
       const resumeAfter = this.cursor.value;
+      const page = this.o.rosterPage?.() || null;
+      const paged = page ? { roster_page: page } : {};
       if (this.everJoined && resumeAfter) {
         this.resumes++;
         this.resumeLog.push(resumeAfter);
-        this.#raw({ type: 'resume', connect_ticket: t.ticket, resume_after: resumeAfter });
+        this.#raw({ type: 'resume', connect_ticket: t.ticket, resume_after: resumeAfter, ...paged });
       } else {
-        this.#raw({ type: 'join', connect_ticket: t.ticket });
+        this.#raw({ type: 'join', connect_ticket: t.ticket, ...paged });
       }
       this.#startPing();
     };
@@ -179,7 +185,7 @@ export class SignalingClient {
         this.everJoined = true;
         this.reconnectStartedAt = 0;
         this.backoff.reset();
-        this.o.onState('open', { resumed: this.resumes > 0, cursor: msg.cursor });
+        this.o.onState('open', { resumed: this.resumes > 0, cursor: msg.cursor, roster: msg.roster });
         this.o.onMessage(msg);
         return;
       }
@@ -196,6 +202,10 @@ export class SignalingClient {
         return this.#onEvent(msg);
       case 'roster_delta':
         // Joins and departures of one batch window in one message, standing for the events after `after` up to `cursor`.
+        return this.#onEvent(msg);
+      case 'roster_summary':
+        // Paged roster: counts + the watched changes, standing (with a range) for the events after `after` up to `cursor`.
+        if (msg.cursor === undefined) { this.#apply(msg); return; }
         return this.#onEvent(msg);
       case 'redirect':
         // Another controller owns the meeting: reconnect there (our ticket was used up; a fresh one follows).
@@ -217,7 +227,7 @@ export class SignalingClient {
 
   #onEvent(msg) {
     if (this.resyncing) { this.buffered.push(msg); return; }
-    const verdict = msg.type === 'roster_delta' ? this.cursor.offerRange(msg.after, msg.cursor) : this.cursor.offer(msg.cursor);
+    const verdict = isRange(msg) ? this.cursor.offerRange(msg.after, msg.cursor) : this.cursor.offer(msg.cursor);
     if (verdict === 'apply') this.#apply(msg);
     else if (verdict === 'gap' || verdict === 'epoch_changed') {
       this.buffered.push(msg);
@@ -242,7 +252,7 @@ export class SignalingClient {
     // After a snapshot the next event may not be exactly seq+1 of the snapshot when the server merged;
     // accept the first newer one, then continue strictly.
     for (const m of pending) {
-      const v = m.type === 'roster_delta' ? this.cursor.offerRange(m.after, m.cursor) : this.cursor.offer(m.cursor);
+      const v = isRange(m) ? this.cursor.offerRange(m.after, m.cursor) : this.cursor.offer(m.cursor);
       if (v === 'apply') this.#apply(m);
       else if (v === 'gap' || v === 'epoch_changed') {
         this.cursor.reset(m.cursor);
@@ -253,8 +263,9 @@ export class SignalingClient {
 
   /** One event, or a roster delta (as one batch when the client takes them, else as its events). */
   #apply(msg) {
-    if (msg.type !== 'roster_delta') { this.o.onEvent(msg.event || {}, msg.cursor); return; }
-    if (this.o.onRosterDelta) { this.o.onRosterDelta(msg); return; }
+    if (msg.type === 'roster_summary' && this.o.onRosterSummary) { this.o.onRosterSummary(msg); return; }
+    if (!isRange(msg)) { this.o.onEvent(msg.event || {}, msg.cursor); return; }
+    if (msg.type === 'roster_delta' && this.o.onRosterDelta) { this.o.onRosterDelta(msg); return; }
     for (const ev of rosterDeltaEvents(msg)) this.o.onEvent(ev, msg.cursor);
   }
 
@@ -271,6 +282,9 @@ export class SignalingClient {
 
   #stopPing() { if (this.pingTimer) clearInterval(this.pingTimer); this.pingTimer = null; }
 }
+
+/** A message standing for a run of events (`after` → `cursor`): a roster delta or a paged roster summary. */
+function isRange(m) { return m.type === 'roster_delta' || m.type === 'roster_summary'; }
 
 /** Close reason codes: the server may put a stable code in the close reason text. */
 function closeCode(e) {

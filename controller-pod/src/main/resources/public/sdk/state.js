@@ -64,7 +64,13 @@ export function initialState() {
       /** large meetings: our hand is up; a moderator allowed us to speak; we joined muted with camera off */
       handRaised: false, speakAllowed: false, joinedMuted: false,
     },
-    /** participant_id -> remote participant */ participants: {},
+    /** participant_id -> remote participant (paged roster: the watched ones and moderators; see `roster`) */ participants: {},
+    /**
+     * The roster's size and mode. `paged`: the server sends this client only the changes of the participants it
+     * watches (its roster page, itself, hosts) and counts (`roster_summary`): `participants` is then not everyone,
+     * `count` is (admitted, self included). `page`: the page shown (`ParleyClient.rosterPage`).
+     */
+    roster: { paged: false, pageAbove: null, count: null, waiting: null, byRole: {}, page: null },
     /** participant_id -> waiting-room entry (visible to hosts) */ waiting: {},
     activeSpeakers: [],
     /** our simulcast encodings as dynacast left them: source -> {rids, active:[bool], maxSpatialLayer, changes, at} */
@@ -429,6 +435,20 @@ export function applyRosterDelta(state, msg) {
 }
 
 /**
+ * Fold a `roster_summary` into state (paged roster): its counts, and its `changes` (only those of the participants
+ * we watch, same form as a delta's) through {@link applyRosterDelta}. A summary without a cursor (the answer to
+ * `roster_page`) carries counts only.
+ * @returns {{state:Object, effects:Object[], events:Object[]}}
+ */
+export function applyRosterSummary(state, msg) {
+  const r = applyRosterDelta(state, msg);
+  const byRole = msg && typeof msg.by_role === 'object' && msg.by_role ? msg.by_role : {};
+  const count = Number.isFinite(Number(msg?.count)) ? Number(msg.count) : state.roster?.count ?? null;
+  const waiting = Number.isFinite(Number(msg?.waiting)) ? Number(msg.waiting) : state.roster?.waiting ?? null;
+  return { ...r, state: { ...r.state, roster: { ...(r.state.roster || {}), paged: true, count, waiting, byRole } } };
+}
+
+/**
  * Seed a state from `GET /snapshot` (+ optional roster page). Replaces, never merges, what we knew:
  * after a snapshot the old event history is irrelevant.
  */
@@ -460,6 +480,12 @@ export function applySnapshot(state, snap, roster) {
       const np = normalParticipant(p, state.participants[id] || state.waiting[id] || {});
       if (np.admission_state === 'waiting') waiting[id] = np;
       else if (np.admission_state === 'admitted') participants[id] = np;
+    }
+    if (s.roster?.paged) {
+      // paged: the page is not everyone; keep the hosts and watched people we knew (the page replaces the rest)
+      for (const [id, p] of Object.entries(state.participants)) {
+        if (!participants[id] && (p.role === 'host' || p.role === 'cohost' || (s.roster.watch || []).includes(id))) participants[id] = p;
+      }
     }
     s.participants = participants;
     s.waiting = waiting;

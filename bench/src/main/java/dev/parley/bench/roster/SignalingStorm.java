@@ -20,7 +20,9 @@ import java.util.stream.Collectors;
  * over REST and open their signaling sockets; then (a) steady state: nobody joins, every socket's received bytes
  * and messages are counted; (b) a join storm of {@code rate} joins/s into the full meeting for {@code stormSeconds},
  * counted on the N resident sockets (the newcomers' own sockets are counted apart); (c) the controller's CPU
- * per second of each phase from {@code /proc}. One summary line per phase.
+ * per second of each phase from {@code /proc}. One summary line per phase. Before (a) every resident shows the
+ * People panel's first page: it sends {@code roster_page} with the 50 lowest resident ids (the order of
+ * {@code GET …/participants}); a controller without the paged roster answers {@code unknown_message} once.
  *
  * <p>Usage: {@code SignalingStorm controllerJar [participants=1000] [steadySeconds=30] [stormRate=100]
  * [stormSeconds=10]}.
@@ -61,9 +63,10 @@ public final class SignalingStorm {
                 // as the SDK: a ping every 10 s from the start (a silent socket is closed as a ghost)
                 pinger.scheduleAtFixedRate(() -> ping(sockets), 5, 10, TimeUnit.SECONDS);
                 long t0 = System.nanoTime();
-                joinAll(client, meeting, n, residents, sockets);
+                List<String> ids = joinAll(client, meeting, n, residents, sockets);
                 System.out.printf("setup: %d participants joined with open sockets in %.1f s (controller log %s)%n",
                         n, (System.nanoTime() - t0) / 1e9, controller.log);
+                showFirstPage(ids, sockets);
                 Thread.sleep(3000); // the last joins' events settle
                 residents.reset();
                 long cpu0 = controller.cpuMillis();
@@ -77,8 +80,12 @@ public final class SignalingStorm {
                 int joined = storm(client, meeting, n, rate, stormSeconds, newcomers, sockets);
                 double stormWall = (System.nanoTime() - s0) / 1e9;
                 report("storm", n, residents, stormWall, controller.cpuMillis() - cpu0,
-                        String.format(" [%d joins in %.1f s = %.0f joins/s; newcomers' sockets got %.0f B each]",
-                                joined, stormWall, joined / stormWall, newcomers.bytes.sum() / (double) Math.max(1, joined)));
+                        String.format(" [%d joins in %.1f s = %.1f joins/s; per join per resident socket %.1f B and %.3f msg;"
+                                        + " newcomers' sockets got %.0f B each]",
+                                joined, stormWall, joined / stormWall,
+                                residents.bytes.sum() / (double) n / Math.max(1, joined),
+                                residents.messages.sum() / (double) n / Math.max(1, joined),
+                                newcomers.bytes.sum() / (double) Math.max(1, joined)));
                 pinger.shutdownNow();
             }
             for (WebSocket ws : sockets) {
@@ -87,8 +94,22 @@ public final class SignalingStorm {
         }
     }
 
-    private static void joinAll(StormClient client, String meeting, int n, StormClient.Group group,
+    /** Every resident watches the first roster page (the 50 lowest ids), as the People panel of the web app does. */
+    private static void showFirstPage(List<String> ids, List<WebSocket> sockets) {
+        String page = ids.stream().sorted().limit(50).map(id -> "\"" + id + "\"").collect(Collectors.joining(","));
+        String msg = "{\"type\":\"roster_page\",\"participant_ids\":[" + page + "]}";
+        List<WebSocket> copy;
+        synchronized (sockets) {
+            copy = new ArrayList<>(sockets);
+        }
+        for (WebSocket ws : copy) {
+            ws.sendText(msg, true);
+        }
+    }
+
+    private static List<String> joinAll(StormClient client, String meeting, int n, StormClient.Group group,
                                 List<WebSocket> sockets) throws Exception {
+        List<String> ids = Collections.synchronizedList(new ArrayList<>());
         Semaphore inFlight = new Semaphore(16);
         try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> all = new ArrayList<>();
@@ -97,7 +118,9 @@ public final class SignalingStorm {
                 inFlight.acquire();
                 all.add(ex.submit(() -> {
                     try {
-                        sockets.add(client.join(meeting, index, group));
+                        StormClient.Joined j = client.join(meeting, index, group);
+                        sockets.add(j.ws());
+                        ids.add(j.participantId());
                     } finally {
                         inFlight.release();
                     }
@@ -108,6 +131,7 @@ public final class SignalingStorm {
                 f.get();
             }
         }
+        return ids;
     }
 
     /** {@code rate} joins/s started on schedule for {@code seconds}; returns how many completed. */
@@ -131,7 +155,7 @@ public final class SignalingStorm {
                 inFlight.acquire();
                 ex.submit(() -> {
                     try {
-                        sockets.add(client.join(meeting, index, group));
+                        sockets.add(client.join(meeting, index, group).ws());
                         done.incrementAndGet();
                     } catch (Exception e) {
                         if (failed.incrementAndGet() <= 3) {

@@ -72,8 +72,12 @@ final class StormClient {
         return field(post("/v1/meetings", token(UUID.randomUUID()), body), "meeting_id");
     }
 
+    /** A participant's joined socket and id. */
+    record Joined(WebSocket ws, String participantId) {
+    }
+
     /** One participant joins (a new principal), gets a ticket and opens its joined socket. */
-    WebSocket join(String meetingId, int index, Group group) throws Exception {
+    Joined join(String meetingId, int index, Group group) throws Exception {
         String token = token(UUID.randomUUID());
         String joined = post("/v1/meetings/" + meetingId + "/participants", token,
                 "{\"client_instance_id\":\"" + UUID.randomUUID() + "\",\"display_name\":\"Participant " + index + "\"}");
@@ -87,7 +91,7 @@ final class StormClient {
                 .buildAsync(URI.create(endpoint), new Listener(group, isJoined)).get(20, TimeUnit.SECONDS);
         ws.sendText("{\"type\":\"join\",\"connect_ticket\":\"" + ticket + "\"}", true);
         isJoined.get(20, TimeUnit.SECONDS);
-        return ws;
+        return new Joined(ws, pid);
     }
 
     private String post(String path, String token, String body) throws Exception {

@@ -36,25 +36,30 @@ public final class RosterDeltaJson {
                 g.writeStringField("after", after);
                 g.writeStringField("cursor", cursor);
             }
-            g.writeArrayFieldStart("changes");
-            for (Map.Entry<String, RosterChange> e : delta.entrySet()) {
-                g.writeStartObject();
-                g.writeStringField("participant_id", e.getKey());
-                g.writeStringField("op", e.getValue().kind().name().toLowerCase(java.util.Locale.ROOT));
-                if (!e.getValue().fields().isEmpty()) {
-                    g.writeObjectFieldStart("fields");
-                    for (Map.Entry<String, String> f : e.getValue().fields().entrySet()) {
-                        g.writeStringField(f.getKey(), f.getValue());
-                    }
-                    g.writeEndObject();
-                }
-                g.writeEndObject();
-            }
-            g.writeEndArray();
+            writeChanges(g, delta);
             g.writeEndObject();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return out.toByteArray();
+    }
+
+    /** {@code "changes":[…]} as a roster delta writes it (shared with {@link RosterSummaryJson}). */
+    static void writeChanges(JsonGenerator g, Map<String, RosterChange> delta) throws IOException {
+        g.writeArrayFieldStart("changes");
+        for (Map.Entry<String, RosterChange> e : delta.entrySet()) {
+            g.writeStartObject();
+            g.writeStringField("participant_id", e.getKey());
+            g.writeStringField("op", e.getValue().kind().name().toLowerCase(java.util.Locale.ROOT));
+            if (!e.getValue().fields().isEmpty()) {
+                g.writeObjectFieldStart("fields");
+                for (Map.Entry<String, String> f : e.getValue().fields().entrySet()) {
+                    g.writeStringField(f.getKey(), f.getValue());
+                }
+                g.writeEndObject();
+            }
+            g.writeEndObject();
+        }
+        g.writeEndArray();
     }
 }

@@ -47,6 +47,11 @@ public class MeetingService {
         }
         int audioTopN = topN == null ? MeetingSettings.AUDIO_TOP_N_DEFAULT : topN.intValue();
         LargeMeetingPolicy policy = LargeMeetingPolicy.fromCreation(body);
+        Long pageAbove = JsonBody.nonNegativeLong(body, "roster_page_above", false);
+        if (pageAbove != null && (pageAbove < 1 || pageAbove > MeetingSettings.ROSTER_PAGE_ABOVE_MAX)) {
+            throw ApiException.badRequest("invalid_field", "field 'roster_page_above' must be within 1.."
+                    + MeetingSettings.ROSTER_PAGE_ABOVE_MAX).with("field", "roster_page_above");
+        }
         UUID id = db.tx(c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT create_meeting_with_outbox(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                 ps.setObject(1, UUID.randomUUID());
@@ -72,6 +77,9 @@ public class MeetingService {
                 }
                 if (aoi != null) {
                     setAreaOfInterest(c, created, aoi);
+                }
+                if (pageAbove != null) {
+                    setRosterPageAbove(c, created, pageAbove.intValue());
                 }
                 return created;
             } catch (SQLException e) {
@@ -101,6 +109,15 @@ public class MeetingService {
         }
     }
 
+    /** {@code roster_page_above} of a new meeting (the column default otherwise: no statement). */
+    private static void setRosterPageAbove(Connection c, UUID meeting, int above) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE meetings SET roster_page_above = ? WHERE meeting_id = ?")) {
+            ps.setInt(1, above);
+            ps.setObject(2, meeting);
+            ps.executeUpdate();
+        }
+    }
+
     /** GET /v1/meetings/{id}: only within the caller's tenant (other tenants see 404). */
     public ObjectNode get(Caller caller, UUID meetingId) {
         return db.readSnapshot(c -> {
@@ -116,12 +133,22 @@ public class MeetingService {
             out.put("max_participants", m.maxParticipants());
             out.put("audio_top_n", MeetingSettings.audioTopN(c, meetingId));
             LargeMeetingPolicy.of(c, meetingId).writeTo(out);
+            out.put("roster_page_above", rosterPageAbove(c, meetingId));
             out.put("participant_count", m.activeParticipants());
             out.put("controller_epoch", m.controllerEpoch());
             out.put("version", m.version());
             out.put("organizer_id", m.organizerId().toString());
             return out;
         });
+    }
+
+    private static int rosterPageAbove(Connection c, UUID meetingId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT roster_page_above FROM meetings WHERE meeting_id = ?")) {
+            ps.setObject(1, meetingId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getInt(1) : MeetingSettings.ROSTER_PAGE_ABOVE_DEFAULT;
+            }
+        }
     }
 
     /** 404 for a meeting of another tenant: no information leaks across tenants. */

@@ -21,7 +21,12 @@ public class MeetingSettings {
     public static final int AUDIO_TOP_N_DEFAULT = 3;
     /** Upper bound of {@code audio_top_n} (the SFU refuses more; the column's CHECK says the same). */
     public static final int AUDIO_TOP_N_MAX = 16;
+    /** A socket's roster is paged above this many admitted participants when the creator names no value. */
+    public static final int ROSTER_PAGE_ABOVE_DEFAULT = 100;
+    /** Upper bound of {@code roster_page_above} (the column's CHECK says the same). */
+    public static final int ROSTER_PAGE_ABOVE_MAX = 10_000;
     private static final int KEEP = 10_000;
+    private final Map<UUID, Integer> rosterPageAbove = new ConcurrentHashMap<>();
     private final Db db;
     private final Map<UUID, Integer> audioTopN = new ConcurrentHashMap<>();
 
@@ -37,6 +42,27 @@ public class MeetingSettings {
         }
         int read = db.read(c -> audioTopN(c, meetingId));
         remember(meetingId, read);
+        return read;
+    }
+
+    /** The meeting's {@code roster_page_above} (paged roster; fixed at creation, read once per meeting). */
+    public int rosterPageAbove(UUID meetingId) {
+        Integer n = rosterPageAbove.get(meetingId);
+        if (n != null) {
+            return n;
+        }
+        int read = db.read(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT roster_page_above FROM meetings WHERE meeting_id = ?")) {
+                ps.setObject(1, meetingId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? rs.getInt(1) : ROSTER_PAGE_ABOVE_DEFAULT;
+                }
+            }
+        });
+        if (rosterPageAbove.size() >= KEEP) {
+            rosterPageAbove.clear();
+        }
+        rosterPageAbove.put(meetingId, read);
         return read;
     }
 

@@ -34,6 +34,16 @@ final class Conn {
     volatile boolean remote;
     /** The newest epoch this socket was already told to take a snapshot for (only on the socket's executor). */
     long snapshotRequiredForEpoch;
+    /** {@code joined} was sent: volatile events may go out (they do not wait on {@link #tasks}). */
+    volatile boolean live;
+    /** Volatile sends not yet written by the transport; above a bound new ones are dropped (they are stale). */
+    final java.util.concurrent.atomic.AtomicInteger volatileInFlight = new java.util.concurrent.atomic.AtomicInteger();
+    /** Gets the paged roster (sticky: {@link PagedRoster}). */
+    volatile boolean paged;
+    /** The participants a paged socket watches (its {@code roster_page}). */
+    volatile dev.parley.controller.coalesce.RosterWatch watch = dev.parley.controller.coalesce.RosterWatch.NONE;
+    /** A paged socket's skipped events start after this seq (-1: none pending; only on the socket's executor). */
+    long skipAfter = -1;
     /** Highest control event seq delivered on this socket (epoch = {@link #epoch}). */
     long lastSeq;
 

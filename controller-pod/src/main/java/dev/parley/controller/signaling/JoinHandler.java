@@ -31,9 +31,11 @@ public final class JoinHandler {
     private final UnjoinedPhase unjoined;
     private final OwnerPresence owner;
     private final PresenceNotices notices;
+    private final PagedRoster paged;
 
     public JoinHandler(SessionRegistry registry, TicketVerifier verifier, Ownership ownership, Db db,
-                       UnjoinedPhase unjoined, OwnerPresence owner, PresenceNotices notices) {
+                       UnjoinedPhase unjoined, OwnerPresence owner, PresenceNotices notices, PagedRoster paged) {
+        this.paged = paged;
         this.registry = registry;
         this.verifier = verifier;
         this.ownership = ownership;
@@ -61,6 +63,16 @@ public final class JoinHandler {
         if (c.joined()) {
             error(c, "already_joined", "this socket is already joined");
             return;
+        }
+        // a client that shows a paged roster says so up front: paged before anything is replayed (resume)
+        dev.parley.controller.coalesce.RosterWatch watch = null;
+        if (msg.has("roster_page")) {
+            try {
+                watch = dev.parley.controller.coalesce.RosterWatch.parse(msg.get("roster_page"));
+            } catch (dev.parley.controller.http.ApiException e) {
+                error(c, e.code(), e.getMessage()); // the ticket is not used up: the client may try again
+                return;
+            }
         }
         ConnectTicketClaims t;
         try {
@@ -120,11 +132,17 @@ public final class JoinHandler {
         c.deviceKey = t.dk();
         c.admittedAtMillis = state.admittedAtMillis();
         c.remote = remote;
+        if (watch != null) {
+            c.watch = watch;
+            c.paged = true;
+        }
         unjoined.ended(c);
         owner.cancelGrace(m, p);
         boolean replayable = resumeAfter != null && resumeAfter.epoch() == ep && resumeAfter.seq() <= mr.controlSeq();
         c.lastSeq = replayable ? resumeAfter.seq() : mr.controlSeq();
         registry.add(c);
+        // paged roster: decided before any event is replayed to the socket (the tally is read once per meeting)
+        ObjectNode roster = paged.joined(c);
         if (resumeAfter != null && !replayable) {
             c.lastSeq = mr.controlSeq();
             registry.sendSnapshotRequired(c, resumeAfter.epoch() != ep ? "controller epoch changed" : "unknown cursor");
@@ -136,7 +154,9 @@ public final class JoinHandler {
         out.put("participant_id", p.toString());
         out.put("transport_generation", c.generation);
         out.put("controller_epoch", ep);
+        out.set("roster", roster);
         registry.sendRaw(c, out);
+        c.live = true;
         // events committed while we were joining
         registry.catchUp(c);
         if (remote) {

@@ -29,8 +29,11 @@ import java.util.concurrent.TimeUnit;
 final class RosterBatcher {
     /** Where runs and events go (the registry's delivery to a meeting's sockets). */
     interface Sink {
-        /** A run of consecutive coalescible events of one epoch and its encoded delta. */
-        void run(UUID meetingId, List<ControlEvent> run, String delta);
+        /**
+         * A run of consecutive coalescible events of one epoch: its merged changes (participant id → change, in
+         * order of first change) and their encoded delta.
+         */
+        void run(UUID meetingId, List<ControlEvent> run, Map<String, RosterChange> changes, String delta);
 
         /** Events delivered as they are. */
         void events(UUID meetingId, List<ControlEvent> events);
@@ -148,16 +151,26 @@ final class RosterBatcher {
 
     private void emit(UUID meetingId, Window w, List<ControlEvent> run) {
         w.handedOut(run.get(run.size() - 1));
-        sink.run(meetingId, run, encode(run));
+        Map<String, RosterChange> changes = merge(run);
+        sink.run(meetingId, run, changes, encode(run, changes));
     }
 
-    /** One delta for consecutive events: each participant's changes merged, in order of first change. */
-    static String encode(List<ControlEvent> run) {
+    /** Each participant's changes of consecutive events merged, in order of first change. */
+    static Map<String, RosterChange> merge(List<ControlEvent> run) {
         Map<String, RosterChange> delta = new LinkedHashMap<>();
         for (ControlEvent e : run) {
             delta.merge(e.payload().path("participant_id").asText(), RosterEvents.change(e.type(), e.payload()),
                     RosterChange::then);
         }
+        return delta;
+    }
+
+    /** One delta for consecutive events. */
+    static String encode(List<ControlEvent> run) {
+        return encode(run, merge(run));
+    }
+
+    private static String encode(List<ControlEvent> run, Map<String, RosterChange> delta) {
         ControlEvent first = run.get(0);
         ControlEvent last = run.get(run.size() - 1);
         return new String(RosterDeltaJson.encode(first.epoch() + "." + (first.seq() - 1), last.cursor(), delta),

@@ -50,16 +50,22 @@ public class SessionRegistry implements SessionHub {
     private final RosterBatcher roster;
     private final io.micrometer.core.instrument.Counter deltas;
     private final io.micrometer.core.instrument.Counter deltaEvents;
+    private final VolatileSends volatileSends;
+
+    /** The paged roster: tallies, who is paged, summaries. */
+    private final PagedRoster paged;
 
     public SessionRegistry(Db db, ControlLog log, MeterRegistry meters, dev.parley.controller.peer.PodLink link,
-                           SignalingExecutors executors) {
+                           SignalingExecutors executors, PagedRoster paged) {
         this.db = db;
+        this.paged = paged;
         this.log = log;
         this.link = link;
         this.roster = new RosterBatcher(executors.timers, new RosterBatcher.Sink() {
             @Override
-            public void run(UUID meetingId, List<ControlEvent> run, String delta) {
-                deliverRun(meetingId, run, delta);
+            public void run(UUID meetingId, List<ControlEvent> run,
+                            Map<String, dev.parley.controller.coalesce.RosterChange> changes, String delta) {
+                deliverRun(meetingId, run, changes, delta);
             }
 
             @Override
@@ -69,6 +75,7 @@ public class SessionRegistry implements SessionHub {
         });
         deltas = meters.counter("parley_roster_deltas_total");
         deltaEvents = meters.counter("parley_roster_delta_events_total");
+        volatileSends = new VolatileSends(meters);
         meters.gauge("parley_active_connections", byMeeting, m -> m.values().stream().mapToInt(Set::size).sum());
     }
 
@@ -100,6 +107,7 @@ public class SessionRegistry implements SessionHub {
         if (events.isEmpty() || !byMeeting.containsKey(meetingId)) {
             return;
         }
+        paged.observe(meetingId, events);
         roster.publish(meetingId, events);
     }
 
@@ -116,8 +124,11 @@ public class SessionRegistry implements SessionHub {
     /**
      * A run of consecutive joins/departures: a socket exactly at its start gets the one delta (the same text for
      * every socket) and moves to its end; any other socket gets the events themselves (gaps read from the log).
+     * A paged socket at or inside the run gets one {@code roster_summary} for it instead: the counts and only the
+     * changes it watches (the same text for every socket that watches none of them).
      */
-    private void deliverRun(UUID meetingId, List<ControlEvent> run, String delta) {
+    private void deliverRun(UUID meetingId, List<ControlEvent> run,
+                            Map<String, dev.parley.controller.coalesce.RosterChange> changes, String delta) {
         Set<Conn> s = byMeeting.get(meetingId);
         if (s == null) {
             return;
@@ -126,9 +137,30 @@ public class SessionRegistry implements SessionHub {
         deltaEvents.increment(run.size());
         ControlEvent first = run.get(0);
         long lastSeq = run.get(run.size() - 1).seq();
+        String after = first.epoch() + "." + (first.seq() - 1);
+        String cursor = run.get(run.size() - 1).cursor();
+        dev.parley.controller.coalesce.RosterTally tally = paged.loadedTally(meetingId);
+        String[] unwatched = new String[1]; // the summary without changes, encoded once for the run
         for (Conn c : s) {
             c.tasks.execute(() -> {
-                if (c.epoch == first.epoch() && c.lastSeq == first.seq() - 1) {
+                if (paged.paged(c, tally) && tally != null && c.epoch == first.epoch()
+                        && c.lastSeq >= first.seq() - 1 && c.lastSeq < lastSeq) {
+                    flushSkipped(c);
+                    var mine = c.watch.filter(changes, String.valueOf(c.participantId), tally);
+                    String text;
+                    if (mine.isEmpty()) {
+                        synchronized (unwatched) {
+                            if (unwatched[0] == null) {
+                                unwatched[0] = paged.summary(c, after, cursor, mine);
+                            }
+                            text = unwatched[0];
+                        }
+                    } else {
+                        text = paged.summary(c, after, cursor, mine);
+                    }
+                    c.lastSeq = lastSeq;
+                    sendText(c, text);
+                } else if (!c.paged && c.epoch == first.epoch() && c.lastSeq == first.seq() - 1) {
                     c.lastSeq = lastSeq;
                     sendText(c, delta);
                 } else {
@@ -136,6 +168,21 @@ public class SessionRegistry implements SessionHub {
                 }
             });
         }
+    }
+
+    /** A paged socket's skipped events as one {@code roster_summary} for their range, before anything else. */
+    private void flushSkipped(Conn c) {
+        if (c.skipAfter < 0) {
+            return;
+        }
+        String text = paged.summary(c, c.epoch + "." + c.skipAfter, c.epoch + "." + c.lastSeq, Map.of());
+        c.skipAfter = -1;
+        sendText(c, text);
+    }
+
+    /** {@code roster_page} from a socket (on its executor): watch these participants, answer with the counts. */
+    void rosterPage(Conn c, com.fasterxml.jackson.databind.JsonNode msg) {
+        sendText(c, paged.pageRequested(c, msg));
     }
 
     /**
@@ -150,6 +197,7 @@ public class SessionRegistry implements SessionHub {
         if (s == null) {
             return;
         }
+        paged.observe(meetingId, events);
         for (Conn c : s) {
             c.tasks.execute(() -> {
                 if (!c.joined() || epoch < c.epoch) {
@@ -210,6 +258,7 @@ public class SessionRegistry implements SessionHub {
             }
             send(c, e);
         }
+        flushSkipped(c);
     }
 
     /** Reads and sends every event after the socket's cursor; false when it can't be done exactly. */
@@ -231,11 +280,23 @@ public class SessionRegistry implements SessionHub {
             }
         }
         // the replay was complete up to the sequence read with it (events for other audiences included)
+        if (c.paged && upTo[0] > c.lastSeq && c.skipAfter < 0) {
+            c.skipAfter = c.lastSeq; // a paged client is told the range it will not see
+        }
         c.lastSeq = Math.max(c.lastSeq, upTo[0]);
+        flushSkipped(c);
         return true;
     }
 
     private void send(Conn c, ControlEvent e) {
+        if (paged.skips(c, e)) {
+            if (c.skipAfter < 0) {
+                c.skipAfter = c.lastSeq;
+            }
+            c.lastSeq = e.seq();
+            return;
+        }
+        flushSkipped(c);
         c.lastSeq = e.seq();
         if (e.audience() != null && !e.audience().equals(c.participantId)) {
             return;
@@ -331,22 +392,11 @@ public class SessionRegistry implements SessionHub {
         return pods != null && pods.values().stream().anyMatch(ps -> ps.contains(participantId));
     }
 
-    /** A volatile event for this pod's sockets of the meeting only. */
+    /** A volatile event for this pod's sockets of the meeting only ({@link VolatileSends}: never behind reliable ones). */
     void localVolatile(UUID meetingId, String participantId, ObjectNode event) {
         Set<Conn> s = byMeeting.get(meetingId);
-        if (s == null) {
-            return;
-        }
-        ObjectNode msg = JsonBody.obj();
-        msg.put("type", "event");
-        ObjectNode ev = msg.putObject("event");
-        ev.setAll(event);
-        ev.put("volatile", true);
-        for (Conn c : s) {
-            UUID pid = c.participantId;
-            if (participantId == null || (pid != null && participantId.equals(pid.toString()))) {
-                c.tasks.execute(() -> sendRaw(c, msg));
-            }
+        if (s != null) {
+            volatileSends.send(s, participantId, event);
         }
     }
 
@@ -376,6 +426,7 @@ public class SessionRegistry implements SessionHub {
 
     private void close(UUID meetingId, boolean catchUpFirst) {
         roster.forget(meetingId);
+        paged.forget(meetingId);
         Set<Conn> s = byMeeting.remove(meetingId);
         if (s == null) {
             return;

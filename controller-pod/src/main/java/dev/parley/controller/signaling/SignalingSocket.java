@@ -142,6 +142,8 @@ public class SignalingSocket {
                 SocketMdc.put(c); // the join bound the socket just now
                 LOG.info("signaling socket joined ({})", type);
             }
+        } catch (ApiException e) { // refused input of a message (e.g. a bad roster_page): said, never a crash
+            error(c, e.code(), e.getMessage());
         } catch (RuntimeException e) {
             if (e instanceof Db.DbException db && db.connectionFailure()) {
                 LOG.warn("signaling message {}: database unreachable", type);
@@ -167,6 +169,11 @@ public class SignalingSocket {
             case "subscribe" -> {
                 if (requireJoined(c) && !ownerRelay.relayedToOwner(c, msg)) {
                     media.subscribe(c, msg);
+                }
+            }
+            case "roster_page" -> { // paged roster: the participants this client shows (docs/api.md)
+                if (requireJoined(c)) {
+                    registry.rosterPage(c, msg);
                 }
             }
             case "position" -> positions.received(c, msg); // area of interest: latest wins, rate-limited

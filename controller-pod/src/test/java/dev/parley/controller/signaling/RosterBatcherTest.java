@@ -28,7 +28,7 @@ class RosterBatcherTest {
     private final List<String> out = Collections.synchronizedList(new ArrayList<>());
     private final RosterBatcher batcher = new RosterBatcher(timers, new RosterBatcher.Sink() {
         @Override
-        public void run(UUID m, List<ControlEvent> run, String delta) {
+        public void run(UUID m, List<ControlEvent> run, java.util.Map<String, dev.parley.controller.coalesce.RosterChange> changes, String delta) {
             out.add("run " + run.get(0).cursor() + "-" + run.get(run.size() - 1).cursor() + " " + delta);
         }
 

@@ -1,0 +1,63 @@
+package dev.parley.controller.signaling;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.controller.http.JsonBody;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Volatile events (speakers, quality, SFU hints, interest sets): encoded once per event and written straight to
+ * each socket, not through its serial executor, so they never wait behind reliable events or a catch-up read from
+ * the log. A socket that already has {@link #IN_FLIGHT} volatile messages not yet written by the transport (a slow
+ * reader) loses new ones: by the time it could read them they would be stale (counted in
+ * {@code parley_signaling_volatile_dropped_total}). Sent only after the socket's {@code joined}.
+ */
+final class VolatileSends {
+    private static final Logger LOG = LoggerFactory.getLogger(VolatileSends.class);
+    /** Volatile messages one socket may have queued in the transport before new ones are dropped. */
+    static final int IN_FLIGHT = 64;
+
+    private final Counter dropped;
+
+    VolatileSends(MeterRegistry meters) {
+        dropped = meters.counter("parley_signaling_volatile_dropped_total");
+    }
+
+    /** {@code event} to the sockets of {@code sockets} (of {@code participantId} only, unless null). */
+    void send(Set<Conn> sockets, String participantId, ObjectNode event) {
+        ObjectNode msg = JsonBody.obj();
+        msg.put("type", "event");
+        ObjectNode ev = msg.putObject("event");
+        ev.setAll(event);
+        ev.put("volatile", true);
+        String text = msg.toString();
+        for (Conn c : sockets) {
+            UUID pid = c.participantId;
+            if (c.live && (participantId == null || (pid != null && participantId.equals(pid.toString())))) {
+                send(c, text);
+            }
+        }
+    }
+
+    private void send(Conn c, String text) {
+        if (!c.session.isOpen()) {
+            return;
+        }
+        if (c.volatileInFlight.incrementAndGet() > IN_FLIGHT) {
+            c.volatileInFlight.decrementAndGet();
+            dropped.increment();
+            return;
+        }
+        try {
+            c.session.sendAsync(text).whenComplete((r, t) -> c.volatileInFlight.decrementAndGet());
+        } catch (RuntimeException ex) {
+            c.volatileInFlight.decrementAndGet();
+            LOG.debug("volatile send failed: {}", ex.toString());
+        }
+    }
+}
