@@ -45,17 +45,28 @@ public class MeetingSettings {
         return read;
     }
 
-    /** The meeting's {@code roster_page_above} (paged roster; fixed at creation, read once per meeting). */
+    /** What {@link #rosterPageAbove} answers for a meeting whose roster is never paged. */
+    public static final int NEVER_PAGED = Integer.MAX_VALUE;
+
+    /**
+     * The meeting's {@code roster_page_above} (paged roster; fixed at creation, read once per meeting), or
+     * {@link #NEVER_PAGED} for an end-to-end encrypted meeting: every member's client must know every other member
+     * to send it the media keys and to rotate them on each departure, so its sockets always get the full roster.
+     */
     public int rosterPageAbove(UUID meetingId) {
         Integer n = rosterPageAbove.get(meetingId);
         if (n != null) {
             return n;
         }
         int read = db.read(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT roster_page_above FROM meetings WHERE meeting_id = ?")) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT CASE WHEN encryption_mode = 'e2ee' THEN NULL ELSE roster_page_above END FROM meetings WHERE meeting_id = ?")) {
                 ps.setObject(1, meetingId);
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? rs.getInt(1) : ROSTER_PAGE_ABOVE_DEFAULT;
+                    if (!rs.next()) {
+                        return ROSTER_PAGE_ABOVE_DEFAULT;
+                    }
+                    int above = rs.getInt(1);
+                    return rs.wasNull() ? NEVER_PAGED : above;
                 }
             }
         });

@@ -132,7 +132,7 @@ public final class JoinHandler {
         c.deviceKey = t.dk();
         c.admittedAtMillis = state.admittedAtMillis();
         c.remote = remote;
-        if (watch != null) {
+        if (watch != null && paged.mayPage(c.meetingId)) { // an e2ee meeting's sockets always get the full roster
             c.watch = watch;
             c.paged = true;
         }

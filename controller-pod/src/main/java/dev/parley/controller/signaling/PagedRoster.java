@@ -9,6 +9,7 @@ import dev.parley.controller.coalesce.RosterTally;
 import dev.parley.controller.coalesce.RosterWatch;
 import dev.parley.controller.control.ControlEvent;
 import dev.parley.controller.db.Db;
+import dev.parley.controller.http.ApiException;
 import dev.parley.controller.meeting.MeetingSettings;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
@@ -111,6 +112,11 @@ final class PagedRoster {
         tallies.remove(meetingId);
     }
 
+    /** Whether the meeting's sockets may be paged at all (not in an end-to-end encrypted meeting). */
+    boolean mayPage(UUID meetingId) {
+        return settings.rosterPageAbove(meetingId) != MeetingSettings.NEVER_PAGED;
+    }
+
     /** At join: whether the socket starts paged, said in the {@code joined} answer's {@code roster}. */
     ObjectNode joined(Conn c) {
         int above = settings.rosterPageAbove(c.meetingId);
@@ -120,7 +126,11 @@ final class PagedRoster {
             c.paged = true;
         }
         out.put("paged", c.paged);
-        out.put("page_above", above);
+        if (above == MeetingSettings.NEVER_PAGED) {
+            out.putNull("page_above"); // end-to-end encrypted: never paged
+        } else {
+            out.put("page_above", above);
+        }
         if (t != null) {
             out.put("count", t.admitted());
         }
@@ -140,7 +150,12 @@ final class PagedRoster {
      * answer is a {@code roster_summary} without cursors (counts only).
      */
     String pageRequested(Conn c, JsonNode msg) {
-        c.watch = RosterWatch.parse(msg); // invalid input: ApiException, answered as an error by the socket
+        RosterWatch watch = RosterWatch.parse(msg); // invalid input: ApiException, answered as an error by the socket
+        if (!mayPage(c.meetingId)) {
+            throw ApiException.badRequest("roster_paging_unavailable",
+                    "an end-to-end encrypted meeting always sends the full roster (every member needs every member's keys)");
+        }
+        c.watch = watch;
         c.paged = true;
         return summary(c, null, null, Map.of());
     }

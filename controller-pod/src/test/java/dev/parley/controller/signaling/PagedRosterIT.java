@@ -228,4 +228,32 @@ class PagedRosterIT {
         host.close();
         late.close();
     }
+
+    @Test
+    void anEndToEndEncryptedMeetingIsNeverPaged() throws Exception {
+        // every member's client must know every other member to send it the keys and rotate them on a departure
+        Scenario s = new Scenario(h);
+        var created = h.call(0, "POST", "/v1/meetings", s.hostToken, "create-" + UUID.randomUUID(),
+                "{\"title\":\"t\",\"waiting_room_enabled\":false,\"encryption_mode\":\"e2ee\",\"roster_page_above\":1}");
+        assertThat(created.status()).as(created.raw()).isEqualTo(201);
+        s.meetingId = created.text("meeting_id");
+        var hostJoin = s.join(0, s.hostToken, UUID.randomUUID());
+        assertThat(hostJoin.status()).as(hostJoin.raw()).isEqualTo(201);
+        s.hostPid = hostJoin.text("participant_id");
+        join(s);
+        join(s);
+        var t = s.transport(0, s.hostToken, s.hostPid, 0, "host");
+        WsClient host = new WsClient(t.text("signaling_endpoint"));
+        host.send("{\"type\":\"join\",\"connect_ticket\":\"" + t.text("connect_ticket") + "\",\"roster_page\":{\"participant_ids\":[]}}");
+        JsonNode joined = host.await("joined", 20_000);
+        assertThat(joined.path("roster").path("paged").asBoolean()).as("3 admitted, above 1, asked for a page: still full").isFalse();
+        assertThat(joined.path("roster").path("page_above").isNull()).isTrue();
+        host.send("{\"type\":\"roster_page\",\"participant_ids\":[]}");
+        assertThat(host.await("error", 10_000).path("code").asText()).isEqualTo("roster_paging_unavailable");
+        host.received.clear();
+        String[] late = join(s);
+        JsonNode delta = host.await("roster_delta", 10_000);
+        assertThat(delta.path("changes").findValuesAsText("participant_id")).as("the full roster goes on").contains(late[1]);
+        host.close();
+    }
 }
