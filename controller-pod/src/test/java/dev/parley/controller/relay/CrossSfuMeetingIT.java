@@ -57,16 +57,7 @@ class CrossSfuMeetingIT {
     /** Reserves a transport, joins the signaling socket and connects one media connection through the owner. */
     private static WsClient connect(Scenario s, String[] who, String region, String kind, ClientTransport t, String offer)
             throws Exception {
-        var res = region == null ? s.transport(0, who[0], who[1], 0, "t-" + who[1]) : s.transportIn(0, who[0], who[1], 0, "t-" + who[1], region);
-        assertThat(res.status()).as(res.raw()).isEqualTo(200);
-        WsClient ws = new WsClient(res.text("signaling_endpoint"));
-        ws.send("{\"type\":\"join\",\"connect_ticket\":\"" + res.text("connect_ticket") + "\"}");
-        assertThat(ws.await("joined", 5000)).isNotNull();
-        ws.send(JSON.createObjectNode().put("type", "offer").put("transport", kind).put("sdp", offer).toString());
-        JsonNode answer = ws.await("answer", 10_000);
-        assertThat(answer).as("answer to the " + kind + " offer").isNotNull();
-        t.connect(answer.get("sdp").asText());
-        return ws;
+        return RelayTestKit.connect(s, 0, who, region, kind, t, offer);
     }
 
     @Test
