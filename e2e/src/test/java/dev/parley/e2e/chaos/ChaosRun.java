@@ -106,6 +106,10 @@ final class ChaosRun implements AutoCloseable {
                 new Faults.SignalingDrops(10_000), new Faults.ControllerEtcdPartition(10_000)));
         }
         all.add(new Faults.S3Outage(10_000));
+        // combined faults, once each: a repair that needs a part that is down at the same time
+        all.add(new Faults.Combined(new Faults.SfuKill(), new Faults.MediaImpairment(5, 80, 60, 10_000)));
+        all.add(new Faults.Combined(new Faults.OwnerControllerKill(), new Faults.PostgresOutage(10_000)));
+        all.add(new Faults.Combined(new Faults.EtcdLeaderKill(), new Faults.SignalingDrops(10_000)));
         return only(all);
     }
 

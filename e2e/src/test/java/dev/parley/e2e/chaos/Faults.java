@@ -271,4 +271,30 @@ final class Faults {
             ChaosPlatform.log("%d signaling sockets dropped", dropped);
         }
     }
+
+    /**
+     * Several faults at once (issue 20: "one at a time and combined"): injected in order, healed together when the
+     * longest has run its time (a kill's heal does nothing), restored in reverse order.
+     */
+    static final class Combined implements Fault {
+        private final List<Fault> parts;
+
+        Combined(Fault... parts) { this.parts = List.of(parts); }
+
+        public String name() { return String.join("+", parts.stream().map(Fault::name).toList()); }
+        public String description() { return String.join(", together with ", parts.stream().map(Fault::description).toList()); }
+        public long durationMs() { return parts.stream().mapToLong(Fault::durationMs).max().orElse(0); }
+
+        public void inject(ChaosRun run) throws Exception {
+            for (Fault f : parts) f.inject(run);
+        }
+
+        public void heal(ChaosRun run) throws Exception {
+            for (Fault f : parts) f.heal(run);
+        }
+
+        public void restore(ChaosRun run) throws Exception {
+            for (Fault f : parts.reversed()) f.restore(run);
+        }
+    }
 }
