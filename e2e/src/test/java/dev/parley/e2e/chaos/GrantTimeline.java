@@ -24,21 +24,28 @@ final class GrantTimeline {
 
     enum Verdict { EXPIRED_THROUGHOUT, NOT_PROVEN, UNDECIDED }
 
-    /** {@code nanos}: the poll's request; {@code answeredNanos}: its answer (the snapshot lies in between). */
-    private record Point(long nanos, long answeredNanos, State state) {
+    /**
+     * {@code nanos}: the poll's request; {@code answeredNanos}: its answer (the snapshot lies in between); {@code mark}:
+     * {@link Observation#grantMark} (what the controllers last pushed).
+     */
+    private record Point(long nanos, long answeredNanos, State state, long mark) {
     }
 
     private final Map<String, Deque<Point>> points = new ConcurrentHashMap<>();
     private static final long KEEP_NANOS = 120_000_000_000L;
 
     void record(String meetingId, String pid, long nanos, State s) {
-        record(meetingId, pid, nanos, nanos, s);
+        record(meetingId, pid, nanos, nanos, s, 0);
     }
 
     void record(String meetingId, String pid, long nanos, long answeredNanos, State s) {
+        record(meetingId, pid, nanos, answeredNanos, s, 0);
+    }
+
+    void record(String meetingId, String pid, long nanos, long answeredNanos, State s, long mark) {
         Deque<Point> d = points.computeIfAbsent(meetingId + "/" + pid, k -> new ArrayDeque<>());
         synchronized (d) {
-            d.addLast(new Point(nanos, answeredNanos, s));
+            d.addLast(new Point(nanos, answeredNanos, s, mark));
             while (!d.isEmpty() && d.peekFirst().nanos < nanos - KEEP_NANOS) d.removeFirst();
         }
     }
@@ -58,6 +65,10 @@ final class GrantTimeline {
                 }
                 if (before == null || before.state != State.EXPIRED) return Verdict.NOT_PROVEN;
                 if (p.state != State.EXPIRED) return Verdict.NOT_PROVEN;
+                // a push between two polls that both saw it expired may have been live in between (granted, then
+                // revoked within one poll interval: a takeover meeting a pending removal)
+                if (p.mark != before.mark) return Verdict.NOT_PROVEN;
+                before = p;
                 if (p.nanos >= to) {
                     sawAfter = true;
                     break;

@@ -58,6 +58,33 @@ class InvariantsTest {
         assertThat(inv.violations()).isEqualTo(2);
     }
 
+    /** Polls as the Observer records them (with the grant mark), the publisher expired, at SFU epoch {@code epoch}. */
+    static void pollExpired(GrantTimeline t, MediaOnlyWithLiveGrant inv, long ms, long epoch, boolean pubPresent) {
+        Map<String, Long> live = pubPresent ? Map.of("pub", 0L, "sub", 2000L) : Map.of("sub", 2000L);
+        Observation o = obs(ms, epoch, List.of(sfu("sfu-0", epoch, live)), List.of());
+        for (String pid : List.of("pub", "sub")) t.record(M, pid, o.nanos(), o.nanos(), o.grantState(M, pid), o.grantMark(M, pid));
+        inv.observe(o);
+    }
+
+    @Test
+    void mediaOnlyWithLiveGrantDoesNotBlameAPushBetweenTwoExpiredPolls() {
+        // owner killed: the grant expired at epoch 5; the new owner (epoch 9) grants the participant and revokes it
+        // (its removal was pending) between two polls, which both see it expired, then gone
+        GrantTimeline t = new GrantTimeline();
+        MediaOnlyWithLiveGrant inv = new MediaOnlyWithLiveGrant(t, () -> 100 * MS);
+        for (long ms = 0; ms <= 2000; ms += 250) pollExpired(t, inv, ms, 5, true);
+        pollExpired(t, inv, 2250, 9, false);
+        pollExpired(t, inv, 2500, 9, false);
+        inv.window(new MediaWindow(M, "sub", "pub", 2050 * MS, 2200 * MS, 2050, 2200, 5)); // across the push
+        pollExpired(t, inv, 2750, 9, false);
+        assertThat(inv.checks()).isEqualTo(1);
+        assertThat(inv.violations()).as("a push between the polls may have been live").isZero();
+        // while nothing was pushed (same epoch and version all along) the same packets are a violation
+        inv.window(new MediaWindow(M, "sub", "pub", 1050 * MS, 1200 * MS, 1050, 1200, 5));
+        pollExpired(t, inv, 3000, 9, false);
+        assertThat(inv.violations()).isEqualTo(1);
+    }
+
     @Test
     void mediaOnlyWithLiveGrantJudgesALateReceiptBySendTime() {
         GrantTimeline t = new GrantTimeline();

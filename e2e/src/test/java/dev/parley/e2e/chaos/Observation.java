@@ -36,6 +36,26 @@ record Observation(long nanos, long wallMs, Map<String, Long> pgEpochBefore, Map
      * Whether {@code pid}'s grant in {@code meetingId} may let media through right now: LIVE if any answering SFU
      * holds a live grant, UNKNOWN if some SFU did not answer, else EXPIRED (absent, expired, or only on dead SFUs).
      */
+    /**
+     * What the controllers last pushed for {@code pid}, as the answering SFUs show it: each SFU's epoch for the meeting
+     * and the participant's grant version there (-1 when absent). It changes when an owner pushes a new grant or a new
+     * epoch takes over, even when both polls around the push saw the grant expired (a takeover that grants a
+     * participant and revokes it a moment later, inside one poll interval).
+     */
+    long grantMark(String meetingId, String pid) {
+        long mark = 17;
+        for (SfuView s : sfus) {
+            if (s.reach() != Reach.ANSWERED) continue;
+            SfuMeeting m = s.meetings().get(meetingId);
+            if (m == null) continue;
+            SfuParticipant p = m.participants().get(pid);
+            mark = mark * 31 + s.pod().hashCode();
+            mark = mark * 31 + m.epoch();
+            mark = mark * 31 + (p == null ? -1 : p.grantVersion());
+        }
+        return mark;
+    }
+
     GrantTimeline.State grantState(String meetingId, String pid) {
         boolean unknown = false;
         for (SfuView s : sfus) {

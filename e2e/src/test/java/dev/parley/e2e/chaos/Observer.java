@@ -89,7 +89,7 @@ final class Observer implements AutoCloseable {
         Map<String, List<Observation.OwnerView>> owners = ownerViews(meetings);
         Observation o = new Observation(nanos, wall, before, after, sfus, owners);
         for (Map.Entry<String, List<String>> e : all.entrySet()) {
-            for (String pid : e.getValue()) timeline.record(e.getKey(), pid, nanos, answered, o.grantState(e.getKey(), pid));
+            for (String pid : e.getValue()) timeline.record(e.getKey(), pid, nanos, answered, o.grantState(e.getKey(), pid), o.grantMark(e.getKey(), pid));
         }
         sampleLoad();
         long now = System.nanoTime();
