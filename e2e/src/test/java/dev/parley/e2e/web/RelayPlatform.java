@@ -74,6 +74,9 @@ final class RelayPlatform implements AutoCloseable {
         Map<String, String> env = common("sfu-relay-0", etcdEndpoints, sfuInternal);
         env.put("PARLEY_ANNOUNCED_ADDRESS", "127.0.0.1");
         env.put("PARLEY_LEASE_TTL_SECONDS", "3");
+        // one media worker: a second worker binds the next port up, which nobody checked was free (clean-clone CI of
+        // 2026-12-07 17:27: "bind(..) failed: Address already in use" for sfu-w1, the class failed in its set-up)
+        env.put("PARLEY_SFU_WORKERS", "1");
         env.put("PARLEY_MEDIA_UDP_PORT", Integer.toString(FreePorts.udp()));
         env.put("PARLEY_MEDIA_TCP_PORT", Integer.toString(FreePorts.tcp()));
         env.put("PARLEY_TICKET_PUBLIC_JWK", ticketKey.toPublicJWK().toJSONString());
