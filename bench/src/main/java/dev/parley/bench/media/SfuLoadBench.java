@@ -46,7 +46,11 @@ public final class SfuLoadBench {
         int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 15;
         Path jar = Path.of(System.getProperty("sfu.jar", "sfu-pod/target/sfu-pod.jar"));
         String workers = System.getProperty("bench.workers");
-        if (Boolean.getBoolean("bench.e2ee")) {
+        String baseline = System.getProperty("bench.baseline.jar");
+        if (baseline != null && !baseline.isBlank()) {
+            JarComparison.run(mode, n, seconds, Path.of(baseline), jar, Integer.getInteger("bench.new.workers", 0),
+                    Integer.getInteger("bench.rounds", 4));
+        } else if (Boolean.getBoolean("bench.e2ee")) {
             E2eeComparison.run(mode, n, seconds, jar, Integer.getInteger("bench.rounds", 4));
         } else if (workers == null || workers.isBlank()) {
             run(mode, n, seconds, jar, 0);

@@ -110,8 +110,10 @@ class RecordingChainE2EIT {
         sfuEnv.put("PARLEY_ETCD_ENDPOINTS", etcd.endpointsCsv());
         sfuEnv.put("PARLEY_INTERNAL_SECRET", secret);
         sfuEnv.put("PARLEY_LEASE_TTL_SECONDS", "3");
-        sfuEnv.put("PARLEY_MEDIA_UDP_PORT", Integer.toString(FreePorts.udp()));
-        sfuEnv.put("PARLEY_MEDIA_TCP_PORT", Integer.toString(FreePorts.tcp()));
+        // worker k binds base + k: reserve as many ports as the SFU's default worker count (one per core)
+        int workers = Runtime.getRuntime().availableProcessors();
+        sfuEnv.put("PARLEY_MEDIA_UDP_PORT", Integer.toString(FreePorts.tcpAndUdpRange(workers)));
+        sfuEnv.put("PARLEY_MEDIA_TCP_PORT", Integer.toString(FreePorts.tcpAndUdpRange(workers)));
         sfuEnv.put("PARLEY_INTERNAL_PORT", Integer.toString(sfuInternal));
         sfuEnv.put("PARLEY_TICKET_PUBLIC_JWK", ticketKey.toPublicJWK().toJSONString());
         PodProcess sfu = PodProcess.start("sfu-0", SFU_JAR, sfuEnv, logs);

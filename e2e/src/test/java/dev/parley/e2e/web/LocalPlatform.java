@@ -95,8 +95,10 @@ final class LocalPlatform implements AutoCloseable {
             env.put("PARLEY_ETCD_ENDPOINTS", etcdEndpoints);
             env.put("PARLEY_INTERNAL_SECRET", internalSecret);
             env.put("PARLEY_LEASE_TTL_SECONDS", "3");
-            env.put("PARLEY_MEDIA_UDP_PORT", Integer.toString(FreePorts.udp()));
-            env.put("PARLEY_MEDIA_TCP_PORT", Integer.toString(FreePorts.tcp()));
+            // worker k binds base + k: reserve as many ports as the SFU's default worker count (one per core)
+            int workers = Runtime.getRuntime().availableProcessors();
+            env.put("PARLEY_MEDIA_UDP_PORT", Integer.toString(FreePorts.tcpAndUdpRange(workers)));
+            env.put("PARLEY_MEDIA_TCP_PORT", Integer.toString(FreePorts.tcpAndUdpRange(workers)));
             env.put("PARLEY_INTERNAL_PORT", Integer.toString(internal));
             env.put("PARLEY_TICKET_PUBLIC_JWK", ticketKey.toPublicJWK().toJSONString());
             env.putAll(sfuEnv);
