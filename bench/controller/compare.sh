@@ -30,7 +30,7 @@ for r in $(seq 1 "$ROUNDS"); do
       echo "=== round $r: $variant (bench JVM options: ${opts:-none}; load: $(cut -d' ' -f1-3 /proc/loadavg))"
       "$JAVA_HOME/bin/java" $opts -cp "$classes:$CP" dev.parley.bench.controller.ControllerLoadBenchmark \
         "$jar" "$SECS" "$WORKERS" "$ATT" "$WARM" 2>&1 \
-        | grep -E '^(joins|  [a-z_]+ |controller CPU|  (parley_)?authorization_enforcement_lag_seconds\{|PostgreSQL|benchmark failed)' \
+        | grep -E '^(joins|  [a-z_]+ |controller CPU|SFU requests|  (parley_)?authorization_enforcement_lag_seconds\{|PostgreSQL|benchmark failed)' \
         > "$SUMMARY.run" || true
       cat "$SUMMARY.run"
       awk -v v="$variant" '

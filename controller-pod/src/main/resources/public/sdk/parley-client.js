@@ -91,6 +91,8 @@ export class ParleyClient {
     /** setViewport was called: remote videos it does not name are not watched (paged video) */
     this.viewportSet = false;
     /** @type {any} timer handle */ this.viewportTimer = null;
+    /** the watched video track ids of the last viewport, sorted and joined: a change is sent without the debounce */
+    /** @type {string|null} */ this.viewportWatched = null;
     /** @type {any} timer handle */ this.statsTimer = null;
     /** @type {any} timer handle */ this.rosterTimer = null;
     /** paged roster: participants watched besides the roster page (`watchParticipants`) */
@@ -891,10 +893,16 @@ export class ParleyClient {
    * @param {{track_id:string, max_width:number, max_height:number, max_fps:number}[]} tracks
    */
   setViewport(tracks) {
+    const watched = tracks.filter((t) => t.max_width > 0 && t.max_height > 0).map((t) => t.track_id).sort().join();
+    const changed = watched !== this.viewportWatched;
     this.viewport = tracks;
     this.viewportSet = true;
+    this.viewportWatched = watched;
     clearTimeout(this.viewportTimer);
-    this.viewportTimer = setTimeout(() => this.#sendViewport(), 150);
+    // another set of videos (a page turned, a tile added or gone) goes out now: the SFU switches its slots and asks
+    // for keyframes at once; only size changes (a window being dragged) wait 150 ms for the next one
+    if (changed) this.#sendViewport();
+    else this.viewportTimer = setTimeout(() => this.#sendViewport(), 150);
   }
 
   /**

@@ -37,6 +37,9 @@ public final class BenchSfuStub implements AutoCloseable {
     private ProcessLease lease;
     private Registrar registrar;
     private volatile boolean closed;
+    /** Requests served, by method and path with ids replaced by {id}: what the controller asks an SFU per join. */
+    private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.LongAdder> requests =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     public BenchSfuStub(String pod, String region, Client etcd, String secret) throws IOException {
         this(secret);
@@ -60,6 +63,13 @@ public final class BenchSfuStub implements AutoCloseable {
         Thread t = new Thread(this::accept, "sfu-stub-accept");
         t.setDaemon(true);
         t.start();
+    }
+
+    /** A copy of the request counts so far (see {@link #requests}). */
+    public java.util.Map<String, Long> requestCounts() {
+        java.util.Map<String, Long> m = new java.util.TreeMap<>();
+        requests.forEach((k, v) -> m.put(k, v.sum()));
+        return m;
     }
 
     String url() {
@@ -92,6 +102,7 @@ public final class BenchSfuStub implements AutoCloseable {
             Bytes res = new Bytes(4096);
             while (reader.next()) {
                 boolean close = reader.close;
+                requests.computeIfAbsent(reader.requestKind(), k -> new java.util.concurrent.atomic.LongAdder()).increment();
                 if (!reader.headerIs("authorization", expectedAuth)) {
                     respond(res, 401, null, close);
                 } else if (reader.pathIs(InternalPaths.GRANTS)) {
@@ -235,6 +246,22 @@ public final class BenchSfuStub implements AutoCloseable {
                 }
             }
             return true;
+        }
+
+        /** "METHOD /path" of the current request, each path segment longer than 20 characters (an id) as {id}. */
+        String requestKind() {
+            StringBuilder b = new StringBuilder(new String(buf, 0, pathFrom - 1, java.nio.charset.StandardCharsets.US_ASCII)).append(' ');
+            int seg = pathFrom;
+            for (int i = pathFrom; i <= pathTo; i++) {
+                if (i == pathTo || buf[i] == '/') {
+                    if (i > seg) {
+                        b.append(i - seg > 20 ? "{id}" : new String(buf, seg, i - seg, java.nio.charset.StandardCharsets.US_ASCII));
+                    }
+                    if (i < pathTo) b.append('/');
+                    seg = i + 1;
+                }
+            }
+            return b.toString();
         }
 
         boolean pathIs(String p) {

@@ -118,6 +118,7 @@ public final class ControllerLoadBenchmark {
                 }
                 CpuSnapshot cpu0 = CpuSnapshot.take(controller.toHandle(), pg.getPort());
                 long xact0 = transactions(pg, db);
+                java.util.Map<String, Long> req0 = sfu.requestCounts();
                 LoadLoop.Result result = run(base, seconds, workers, attendees, true);
                 long joins = result.stats().joins();
                 CpuSnapshot cpu = CpuSnapshot.take(controller.toHandle(), pg.getPort()).minus(cpu0);
@@ -127,6 +128,7 @@ public final class ControllerLoadBenchmark {
                 System.out.printf("PostgreSQL transactions (commits incl. autocommit statements): %.1f per join%n",
                         joins == 0 ? 0 : xacts / (double) joins);
                 System.out.println(enforcementLag(base));
+                System.out.println(sfuRequestsPerJoin(req0, sfu.requestCounts(), joins));
                 if (stats) {
                     statementStats(pg, db, joins);
                 }
@@ -241,6 +243,16 @@ public final class ControllerLoadBenchmark {
     }
 
     /** The controller's own committed → applied measurement (Micrometer summary, seconds). */
+    /** What the controller asked the (stub) SFU over the window, per join: one line, by method and path. */
+    static String sfuRequestsPerJoin(java.util.Map<String, Long> before, java.util.Map<String, Long> after, long joins) {
+        StringBuilder b = new StringBuilder("SFU requests per join:");
+        after.forEach((k, v) -> {
+            long d = v - before.getOrDefault(k, 0L);
+            if (d > 0) b.append(String.format(" %s %.2f;", k, joins == 0 ? 0 : d / (double) joins));
+        });
+        return b.toString();
+    }
+
     static String enforcementLag(String base) throws Exception {
         String prom = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/prometheus")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
