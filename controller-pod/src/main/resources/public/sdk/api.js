@@ -145,6 +145,11 @@ export class ApiClient {
     return this.request('GET', `/meetings/${enc(id)}/participants` + (q ? `?${q}` : ''));
   }
 
+  /** The roster entries of these participants (waiting or admitted ones; at most 100 ids a request). @param {string} id @param {string[]} ids */
+  participantsByIds(id, ids) {
+    return this.request('GET', `/meetings/${enc(id)}/participants?ids=${ids.map(encodeURIComponent).join(',')}`);
+  }
+
   /** @param {string} id @param {RequestOptions} [ro] */
   recordings(id, ro) { return this.request('GET', `/meetings/${enc(id)}/recordings`, undefined, ro); }
 }

@@ -95,6 +95,10 @@ export class ParleyClient {
     /** @type {string|null} */ this.viewportWatched = null;
     /** @type {any} timer handle */ this.statsTimer = null;
     /** @type {any} timer handle */ this.rosterTimer = null;
+    /** paged roster: the active speakers watched besides the page (`#watchSpeakers`) @type {string[]} */
+    this.speakerWatch = [];
+    /** paged roster: ids whose roster entries are being fetched (`#learnUnknown`) @type {Set<string>} */
+    this.learning = new Set();
     /** paged roster: participants watched besides the roster page (`watchParticipants`) */
     /** @type {string[]} */ this.extraWatch = [];
     this.lastServerSpeakersAt = 0;
@@ -593,7 +597,10 @@ export class ParleyClient {
     const before = this.state;
     const { state, effects } = applyEvent(before, ev);
     this.store.set(cursor ? { ...state, cursor } : state);
-    if (ev.type === 'active_speakers') this.lastServerSpeakersAt = performance.now();
+    if (ev.type === 'active_speakers') {
+      this.lastServerSpeakersAt = performance.now();
+      if (this.state.roster.paged) this.#watchSpeakers();
+    }
     if (ev.type === 'interest') this.aoi.applyInterest(ev);
     if (ev.type === 'slot_assignments' && this.media) this.media.applySlotAssignments(ev.slot_assignments ?? ev.assignments);
     if (ev.type === 'media_server_lost' && (this.media || this.retiring) && (!this.sfuPod || ev.detail === this.sfuPod)) this.newGeneration('media_server_lost', { detail: ev.detail });
@@ -678,11 +685,50 @@ export class ParleyClient {
   watchParticipants(ids) {
     this.extraWatch = [...new Set((ids || []).map(String))];
     this.#sendRosterPage();
+    this.#learnUnknown(this.extraWatch);
   }
 
-  /** The ids the socket watches: the page shown, then the extra ones (bounded as the server bounds them). */
+  /**
+   * Paged roster: the active speakers are watched too, and the ones off our page we know nothing of are fetched
+   * (`GET …/participants?ids=`), so the stage can promote them into view as in a small meeting.
+   */
+  #watchSpeakers() {
+    const ids = this.state.activeSpeakers.filter((id) => id !== this.state.self.participant_id);
+    if (ids.join() !== this.speakerWatch.join()) {
+      this.speakerWatch = ids;
+      this.#sendRosterPage();
+    }
+    this.#learnUnknown(ids); // also after a snapshot dropped them: nothing is fetched for people we know
+  }
+
+  /** Fetches the roster entries of the admitted participants among `ids` that are not in `state.participants`. */
+  #learnUnknown(ids) {
+    if (!this.state.roster.paged || !this.meetingId) return;
+    const self = this.state.self.participant_id;
+    const unknown = ids.filter((id) => id !== self && !this.state.participants[id] && !this.learning.has(id)).slice(0, 200);
+    // the server takes 100 ids a request (its request-line limit)
+    for (let i = 0; i < unknown.length; i += 100) this.#fetchEntries(unknown.slice(i, i + 100));
+  }
+
+  /** @param {string[]} unknown at most 100 ids */
+  #fetchEntries(unknown) {
+    const self = this.state.self.participant_id;
+    for (const id of unknown) this.learning.add(id);
+    this.api.participantsByIds(/** @type {string} */ (this.meetingId), unknown).then((r) => {
+      const list = (r.participants || []).filter((p) => p.admission_state === 'admitted' && String(p.participant_id) !== self);
+      if (!list.length) return;
+      this.store.set((s) => {
+        const participants = { ...s.participants };
+        for (const p of list) { const id = String(p.participant_id); if (!participants[id]) participants[id] = normalParticipant(p, {}); }
+        return { participants };
+      });
+    }).catch((e) => console.debug(`parley: could not fetch watched participants: ${e?.message || e}`))
+      .finally(() => { for (const id of unknown) this.learning.delete(id); });
+  }
+
+  /** The ids the socket watches: the page shown, the extra ones, the active speakers (bounded as the server bounds them). */
   #watchIds() {
-    return [...new Set([...(this.state.roster.page?.ids || []), ...(this.extraWatch || [])])].slice(0, 200);
+    return [...new Set([...(this.state.roster.page?.ids || []), ...(this.extraWatch || []), ...(this.speakerWatch || [])])].slice(0, 200);
   }
 
   #sendRosterPage() {

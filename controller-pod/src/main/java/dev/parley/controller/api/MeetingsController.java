@@ -65,6 +65,28 @@ public class MeetingsController {
         this.metrics = metrics;
     }
 
+    /** {@code ids}: 1..{@link ParticipantService#MAX_ROSTER_IDS} participant ids, comma-separated (repeats count once). */
+    private static java.util.List<UUID> rosterIds(String csv) {
+        String[] parts = csv.split(",", -1);
+        if (csv.isEmpty() || parts.length > ParticipantService.MAX_ROSTER_IDS) {
+            throw ApiException.badRequest("invalid_parameter", "ids must name 1.." + ParticipantService.MAX_ROSTER_IDS
+                    + " participant ids, comma-separated").with("parameter", "ids");
+        }
+        java.util.Set<UUID> out = new java.util.LinkedHashSet<>();
+        for (String p : parts) {
+            try {
+                if (p.length() != 36) {
+                    throw new IllegalArgumentException("not a UUID");
+                }
+                out.add(UUID.fromString(p));
+            } catch (IllegalArgumentException e) {
+                throw ApiException.badRequest("invalid_parameter", "ids must be participant ids (UUIDs), comma-separated")
+                        .with("parameter", "ids");
+            }
+        }
+        return java.util.List.copyOf(out);
+    }
+
     private static UUID id(String s, String name) {
         return JsonBody.parseUuid(s, name);
     }
@@ -108,8 +130,16 @@ public class MeetingsController {
 
     @Get("/{meetingId}/participants")
     public HttpResponse<String> roster(@PathVariable String meetingId, @Nullable @QueryValue String cursor,
-                                       @Nullable @QueryValue String limit, Authentication auth) {
+                                       @Nullable @QueryValue String limit, @Nullable @QueryValue String ids,
+                                       Authentication auth) {
         return metrics.time("roster", () -> {
+            if (ids != null) {
+                if (cursor != null || limit != null) {
+                    throw ApiException.badRequest("invalid_parameter", "ids is not paged: no cursor or limit with it")
+                            .with("parameter", "ids");
+                }
+                return Responses.json(200, participants.rosterOf(Caller.of(auth), id(meetingId, "meeting_id"), rosterIds(ids)));
+            }
             int l = 100;
             if (limit != null) {
                 try {

@@ -30,6 +30,12 @@ public class ParticipantService {
     private final ControlLog log;
     private final Outbox outbox;
     private final ParleyConfig cfg;
+    /**
+     * Most ids one {@code GET participants?ids=} may name: 100 ids (3.7 KB) keep the request line under the HTTP
+     * server's 4 KB limit (a longer one is a 413); a client watching more asks in several requests.
+     */
+    public static final int MAX_ROSTER_IDS = 100;
+
     private final RosterProjector roster;
 
     public ParticipantService(Db db, ControlLog log, Outbox outbox, ParleyConfig cfg, RosterProjector roster) {
@@ -207,7 +213,20 @@ public class ParticipantService {
      */
     public ObjectNode roster(Caller caller, UUID meetingId, String cursor, int limit) {
         UUID after = cursor == null || cursor.isEmpty() ? null : JsonBody.parseUuid(cursor, "cursor");
-        Page page = rosterPage(caller, meetingId, after, limit);
+        return caughtUp(meetingId, () -> rosterPage(caller, meetingId, after, limit, null));
+    }
+
+    /**
+     * GET participants?ids=: the roster entries of the named participants (waiting or admitted; others are left out),
+     * ordered by id, no {@code next_cursor}: what a paged client needs of the people it watches off its page (the
+     * active speakers on its stage). Same access rule and freshness as {@link #roster}.
+     */
+    public ObjectNode rosterOf(Caller caller, UUID meetingId, List<UUID> ids) {
+        return caughtUp(meetingId, () -> rosterPage(caller, meetingId, null, ids.size(), ids));
+    }
+
+    private ObjectNode caughtUp(UUID meetingId, java.util.function.Supplier<Page> read) {
+        Page page = read.get();
         if (page.behind()) {
             int applied;
             try {
@@ -216,7 +235,7 @@ public class ParticipantService {
                 applied = 0; // the background projection will get there; this page lags meanwhile
             }
             if (applied > 0) {
-                page = rosterPage(caller, meetingId, after, limit);
+                page = read.get();
             }
         }
         return page.json();
@@ -225,7 +244,8 @@ public class ParticipantService {
     private record Page(ObjectNode json, boolean behind) {
     }
 
-    private Page rosterPage(Caller caller, UUID meetingId, UUID after, int limit) {
+    /** A page after {@code after}, or (ids not null) the entries of those ids. */
+    private Page rosterPage(Caller caller, UUID meetingId, UUID after, int limit, List<UUID> ids) {
         return db.readSnapshot(c -> {
             MeetingRow m = MeetingRow.load(c, meetingId, false);
             MeetingService.requireTenant(m, caller);
@@ -233,7 +253,7 @@ public class ParticipantService {
                     && !caller.principalId().equals(m.organizerId())) {
                 throw ApiException.forbidden("not_a_participant", "join the meeting to see its roster");
             }
-            List<RosterEntry> rows = RosterEntry.page(c, meetingId, after, limit + 1);
+            List<RosterEntry> rows = ids != null ? RosterEntry.byIds(c, meetingId, ids) : RosterEntry.page(c, meetingId, after, limit + 1);
             String projected = RosterEntry.projectedCursor(c, meetingId);
             String current = m.controllerEpoch() + "." + m.controlSeq();
             ObjectNode out = JsonBody.obj();

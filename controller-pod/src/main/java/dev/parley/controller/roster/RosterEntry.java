@@ -48,12 +48,36 @@ public record RosterEntry(UUID participantId, String displayName, String role, S
             ps.setInt(4, max);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(new RosterEntry(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
-                            rs.getLong(5), rs.getBoolean(6), rs.getBoolean(7), rs.getBoolean(8)));
+                    out.add(read(rs));
                 }
             }
         }
         return out;
+    }
+
+    private static final String BY_IDS = "SELECT participant_id, display_name, role, admission_state, participant_version, "
+            + "audio_publish, video_publish, screen_publish FROM roster_entries "
+            + "WHERE meeting_id = ? AND admission_state IN ('waiting','admitted') AND participant_id = ANY (?) "
+            + "ORDER BY participant_id";
+
+    /** The waiting/admitted entries of a meeting among {@code ids} (those that are not: left out), by id. */
+    public static List<RosterEntry> byIds(Connection c, UUID meetingId, List<UUID> ids) throws SQLException {
+        List<RosterEntry> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(BY_IDS)) {
+            ps.setObject(1, meetingId);
+            ps.setArray(2, c.createArrayOf("uuid", ids.toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(read(rs));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static RosterEntry read(ResultSet rs) throws SQLException {
+        return new RosterEntry(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
+                rs.getLong(5), rs.getBoolean(6), rs.getBoolean(7), rs.getBoolean(8));
     }
 
     /**

@@ -427,6 +427,42 @@ class RosterReadModelIT {
     }
 
     @Test
+    @Order(4)
+    void entriesByIdsForWhatAPagedClientWatchesOffItsPage() throws Exception {
+        Scenario s = new Scenario(h).meeting(false, live());
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            var j = join(s, ControllerHarness.token(s.tenant, UUID.randomUUID()), "W" + i);
+            assertThat(j.status()).isEqualTo(201);
+            ids.add(j.text("participant_id"));
+        }
+        awaitCaughtUp(s.meetingId);
+        String stranger = UUID.randomUUID().toString();
+        // two of the meeting's people, one repeated, and an id that is nobody: the two, by id, no next_cursor
+        var r = page(s, s.hostToken, "?ids=" + ids.get(3) + "," + ids.get(1) + "," + ids.get(3) + "," + stranger);
+        assertThat(r.status()).as(r.raw()).isEqualTo(200);
+        List<String> got = new ArrayList<>();
+        r.body().get("participants").forEach(p -> got.add(p.get("participant_id").asText()));
+        assertThat(got).isEqualTo(java.util.stream.Stream.of(ids.get(1), ids.get(3)).sorted().toList());
+        assertThat(r.body().has("next_cursor")).isFalse();
+        assertThat(r.body().get("participants").get(0).get("display_name").asText()).startsWith("W");
+        assertThat(r.text("control_cursor")).isNotBlank();
+
+        // bad input: a clear 400 naming the parameter (101 ids: one more than a request may name)
+        String many = String.join(",", java.util.stream.Stream.generate(() -> UUID.randomUUID().toString()).limit(101).toList());
+        for (String q : new String[]{"?ids=", "?ids=not-a-uuid", "?ids=" + ids.get(0) + ",", "?ids=" + many,
+                "?ids=" + ids.get(0) + "&limit=2", "?ids=" + ids.get(0) + "&cursor=" + ids.get(1)}) {
+            var bad = page(s, s.hostToken, q);
+            assertThat(bad.status()).as(q + ": " + bad.raw()).isEqualTo(400);
+            assertThat(bad.text("code")).as(q).isEqualTo("invalid_parameter");
+            assertThat(bad.text("parameter")).as(q).isEqualTo("ids");
+        }
+        // the same access rule as the pages: someone who is not in the meeting reads nothing
+        var outsider = page(s, ControllerHarness.token(s.tenant, UUID.randomUUID()), "?ids=" + ids.get(0));
+        assertThat(outsider.status()).as(outsider.raw()).isEqualTo(403);
+    }
+
+    @Test
     @Order(5)
     void aReadThatFindsItsMeetingBehindAppliesThePendingEventsFirst() throws Exception {
         Scenario s = new Scenario(h).meeting(false, live());
