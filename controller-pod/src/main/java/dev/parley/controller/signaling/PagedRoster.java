@@ -19,6 +19,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -165,6 +166,27 @@ final class PagedRoster {
         RosterTally t = loadedTally(c.meetingId);
         return RosterSummaryJson.encode(after, cursor,
                 t == null ? new RosterTally.Counts(0, 0, Map.of()) : t.counts(), changes);
+    }
+
+    /**
+     * Meeting-wide SFU hints about one participant's own connection. A client keeps them only for participants it
+     * holds (state.js ignores the others), and a paged client holds only the ones it watches: sent to everyone they
+     * were one message per join per resident socket, 80 % of a join storm's bytes at 1,000 participants
+     * (bench/large/README.md).
+     */
+    static final Set<String> PRESENCE_HINTS = Set.of("transport_connected");
+
+    /** Whether a paged socket skips this volatile event: a presence hint about a participant it does not watch. */
+    boolean skipsHint(Conn c, ObjectNode event) {
+        if (!c.paged || !PRESENCE_HINTS.contains(event.path("type").asText())) {
+            return false;
+        }
+        String about = event.path("detail").asText("");
+        if (about.isEmpty()) {
+            return false;
+        }
+        RosterTally t = loadedTally(c.meetingId);
+        return t != null && !c.watch.wants(about, String.valueOf(c.participantId), t);
     }
 
     /**

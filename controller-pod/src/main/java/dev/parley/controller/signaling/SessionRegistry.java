@@ -396,7 +396,7 @@ public class SessionRegistry implements SessionHub {
     void localVolatile(UUID meetingId, String participantId, ObjectNode event) {
         Set<Conn> s = byMeeting.get(meetingId);
         if (s != null) {
-            volatileSends.send(s, participantId, event);
+            volatileSends.send(s, participantId, event, c -> paged.skipsHint(c, event));
         }
     }
 

@@ -28,8 +28,11 @@ final class VolatileSends {
         dropped = meters.counter("parley_signaling_volatile_dropped_total");
     }
 
-    /** {@code event} to the sockets of {@code sockets} (of {@code participantId} only, unless null). */
-    void send(Set<Conn> sockets, String participantId, ObjectNode event) {
+    /**
+     * {@code event} to the sockets of {@code sockets} (of {@code participantId} only, unless null), except those
+     * {@code skip} says need not have it (a paged socket and a hint about someone it does not watch).
+     */
+    void send(Set<Conn> sockets, String participantId, ObjectNode event, java.util.function.Predicate<Conn> skip) {
         ObjectNode msg = JsonBody.obj();
         msg.put("type", "event");
         ObjectNode ev = msg.putObject("event");
@@ -38,7 +41,7 @@ final class VolatileSends {
         String text = msg.toString();
         for (Conn c : sockets) {
             UUID pid = c.participantId;
-            if (c.live && (participantId == null || (pid != null && participantId.equals(pid.toString())))) {
+            if (c.live && (participantId == null || (pid != null && participantId.equals(pid.toString()))) && !skip.test(c)) {
                 send(c, text);
             }
         }

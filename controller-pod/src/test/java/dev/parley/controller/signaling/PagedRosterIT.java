@@ -181,6 +181,46 @@ class PagedRosterIT {
         }
     }
 
+    /** Volatile {@code transport_connected} hints one socket receives within {@code millis}, by participant (detail). */
+    private static List<String> connectedHints(WsClient w, long millis) throws InterruptedException {
+        List<String> out = new ArrayList<>();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(millis);
+        while (System.nanoTime() < deadline) {
+            JsonNode n = w.received.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+            if (n != null && "transport_connected".equals(n.path("event").path("type").asText())) {
+                out.add(n.path("event").path("detail").asText());
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void aPagedSocketGetsConnectionHintsOnlyOfThePeopleItWatches() throws Exception {
+        Scenario s = new Scenario(h).meeting(false);
+        String[] watched = s.admittedAttendee(0);
+        String[] unwatched = s.admittedAttendee(0);
+        String[] pagedWho = s.admittedAttendee(0);
+        WsClient paged = s.joinedSocket(pagedWho, "hint-paged");
+        WsClient full = s.joinedSocket(s.admittedAttendee(0), "hint-full");
+        paged.send("{\"type\":\"roster_page\",\"participant_ids\":[\"" + watched[1] + "\"]}");
+        paged.await("roster_summary", 10_000);
+        Thread.sleep(300);
+        paged.received.clear();
+        full.received.clear();
+        for (String pid : List.of(watched[1], unwatched[1], s.hostPid)) {
+            var r = h.call(0, "POST", "/internal/v1/sfu-events", ControllerHarness.INTERNAL_SECRET, null,
+                    "{\"type\":\"transport_connected\",\"meeting_id\":\"" + s.meetingId + "\",\"participant_id\":\"" + pid
+                            + "\",\"transport_generation\":1,\"sfu\":\"sfu-0\"}");
+            assertThat(r.status()).as(r.raw()).isEqualTo(204);
+        }
+        assertThat(connectedHints(full, 1500)).as("a full-roster socket: everyone's")
+                .containsExactlyInAnyOrder(watched[1], unwatched[1], s.hostPid);
+        assertThat(connectedHints(paged, 500)).as("a paged socket: the watched participant's and the host's only")
+                .containsExactlyInAnyOrder(watched[1], s.hostPid);
+        paged.close();
+        full.close();
+    }
+
     @Test
     void aMeetingPastItsSettingPagesItsSocketsAndBadPagesAreRefused() throws Exception {
         var bad = h.call(0, "POST", "/v1/meetings", new Scenario(h).hostToken, "create-" + UUID.randomUUID(),
