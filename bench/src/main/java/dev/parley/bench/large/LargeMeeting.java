@@ -66,13 +66,16 @@ public final class LargeMeeting {
         int sfus = num(o, "sfus", 3), topN = num(o, "topn", 3), pageSize = num(o, "page", 6), pace = num(o, "pace", 1);
         int steady = num(o, "steady", 20), rate = num(o, "rate", 100), stormSeconds = num(o, "storm", 3);
         int inflight = num(o, "inflight", 32), setupInflight = num(o, "setup", 8);
+        // audio slots beyond N (an older client's, which the SFU must leave empty): without them a receiver could not
+        // show more than N audio streams, so the check could not fail; the SDK offers exactly N
+        int extraAudio = num(o, "extraaudio", 2);
         Path controllerJar = Path.of(o.getOrDefault("controller", "controller-pod/target/controller-pod.jar"));
         Path sfuJar = Path.of(o.getOrDefault("sfu", "sfu-pod/target/sfu-pod.jar"));
         Path logs = Path.of(o.getOrDefault("logs", "target/large-logs"));
         if (!Files.exists(controllerJar) || !Files.exists(sfuJar)) throw new IllegalArgumentException("jars not built");
         int stormJoins = rate * stormSeconds;
-        System.out.printf("config: %d participants (%d cameras, %d microphones), %d SFUs, N=%d, page %d, pace 1/%d, steady %d s,"
-                        + " storm %d joins at %d/s, load %s%n", n, cameras, mics, sfus, topN, pageSize, pace, steady, stormJoins, rate, load());
+        System.out.printf("config: %d participants (%d cameras, %d microphones), %d SFUs, N=%d (+%d audio slots offered), page %d, pace 1/%d, steady %d s,"
+                        + " storm %d joins at %d/s, load %s%n", n, cameras, mics, sfus, topN, extraAudio, pageSize, pace, steady, stormJoins, rate, load());
 
         long tStart = System.nanoTime();
         try (Platform platform = new Platform(controllerJar, sfuJar, sfus, logs);
@@ -91,7 +94,7 @@ public final class LargeMeeting {
             Thread clock = Thread.ofPlatform().daemon().name("large-media-clock").start(() -> mediaClock(publishers, running));
             keepalive.scheduleAtFixedRate(new Keepalive(everyone), 1, 1, TimeUnit.SECONDS);
 
-            Joiner joiner = new Joiner(api, meeting, pace, sfus, topN, pageSize, cameras, mics, order, cameraPids, everyone,
+            Joiner joiner = new Joiner(api, meeting, pace, sfus, topN, extraAudio, pageSize, cameras, mics, order, cameraPids, everyone,
                     publishers, byPid);
             long s0 = System.nanoTime();
             joiner.joinAll(0, cameras, 4, residentCounter);             // cameras first: they are page 1 in join order
@@ -211,14 +214,14 @@ public final class LargeMeeting {
         final AtomicInteger failed = new AtomicInteger();
         private final Api api;
         private final String meeting;
-        private final int pace, sfus, topN, pageSize, cameras, mics;
+        private final int pace, sfus, topN, extraAudio, pageSize, cameras, mics;
         private final String[] order;
         private final List<String> cameraPids;
         private final List<Participant> everyone;
         private final List<MediaPublisher> publishers;
         private final Map<String, Participant> byPid;
 
-        Joiner(Api api, String meeting, int pace, int sfus, int topN, int pageSize, int cameras, int mics, String[] order,
+        Joiner(Api api, String meeting, int pace, int sfus, int topN, int extraAudio, int pageSize, int cameras, int mics, String[] order,
                List<String> cameraPids, List<Participant> everyone, List<MediaPublisher> publishers,
                Map<String, Participant> byPid) {
             this.api = api;
@@ -226,6 +229,7 @@ public final class LargeMeeting {
             this.pace = pace;
             this.sfus = sfus;
             this.topN = topN;
+            this.extraAudio = extraAudio;
             this.pageSize = pageSize;
             this.cameras = cameras;
             this.mics = mics;
@@ -290,7 +294,7 @@ public final class LargeMeeting {
         private boolean one(int index, Participant.Counter counter) {
             Participant.Role role = index < cameras ? Participant.Role.CAMERA
                     : index < cameras + mics ? Participant.Role.MICROPHONE : Participant.Role.RECEIVER;
-            Participant p = new Participant(index, role, "r" + (index % sfus), counter, topN, VIDEO_SLOTS);
+            Participant p = new Participant(index, role, "r" + (index % sfus), counter, topN + extraAudio, VIDEO_SLOTS);
             try {
                 p.join(api, meeting, pace);
                 order[index] = p.pid;

@@ -135,13 +135,23 @@ final class Participant {
         return f;
     }
 
-    void send(JsonNode msg) {
-        ws.sendText(msg.toString(), true).join();
+    void send(JsonNode msg) throws Exception {
+        sendText(msg.toString());
+    }
+
+    /** One send at a time: the JDK's WebSocket refuses a send while the previous one is pending. */
+    private synchronized void sendText(String text) throws Exception {
+        ws.sendText(text, true).get(20, TimeUnit.SECONDS);
     }
 
     void ping() {
         WebSocket w = ws;
-        if (w != null && !w.isOutputClosed()) w.sendText("{\"type\":\"ping\",\"ts\":" + System.currentTimeMillis() + "}", true);
+        if (w == null || w.isOutputClosed()) return;
+        try {
+            sendText("{\"type\":\"ping\",\"ts\":" + System.currentTimeMillis() + "}");
+        } catch (Exception e) {
+            // a closing socket: its close is reported by the listener
+        }
     }
 
     void consent() {

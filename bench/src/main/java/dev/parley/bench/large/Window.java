@@ -15,7 +15,7 @@ final class Window {
     record Figures(String phase, double seconds, double signalingBytesPerParticipant, double messagesPerParticipant,
                    double controllerCpuMsPerS, List<String> sfuLines, double egressPps, int maxAudio, int minAudio,
                    int maxVideo, int minVideo, long lossExpected, long lossReceived, List<String> violations,
-                   String types, int receivers) {
+                   String types, int receivers, double clientCpuMsPerS) {
         double lossPct() {
             return lossExpected <= 0 ? 0 : Math.max(0, 100.0 * (lossExpected - lossReceived) / lossExpected);
         }
@@ -26,7 +26,8 @@ final class Window {
     private final List<Participant> counted;
     private final Participant.Counter counter;
     private final int topN;
-    private long t0, ctl0;
+    private static final long SELF = ProcessHandle.current().pid();
+    private long t0, ctl0, client0;
     private long[] sfuCpu0;
     private double[][] sfuPackets0;
     private final java.util.IdentityHashMap<Participant, long[][]> rx0 = new java.util.IdentityHashMap<>();
@@ -58,12 +59,14 @@ final class Window {
         for (Participant p : counted) rx0.put(p, p.receiver.snapshot());
         counter.reset();
         ctl0 = Platform.cpuMillis(platform.controllerPid());
+        client0 = Platform.cpuMillis(SELF);
         t0 = System.nanoTime();
     }
 
     Figures close() throws Exception {
         double secs = (System.nanoTime() - t0) / 1e9;
         long ctl = Platform.cpuMillis(platform.controllerPid()) - ctl0;
+        long client = Platform.cpuMillis(SELF) - client0;
         long bytes = counter.bytes.sum(), msgs = counter.messages.sum();
         String types = counter.byType.entrySet().stream()
                 .sorted((a, b) -> Long.compare(b.getValue().sum(), a.getValue().sum())).limit(8)
@@ -117,7 +120,7 @@ final class Window {
         }
         int n = Math.max(1, counted.size());
         return new Figures(phase, secs, bytes / (double) n / secs, msgs / (double) n / secs, ctl / secs, sfuLines, egress,
-                maxA, receivers == 0 ? 0 : minA, maxV, receivers == 0 ? 0 : minV, expected, got, violations, types, receivers);
+                maxA, receivers == 0 ? 0 : minA, maxV, receivers == 0 ? 0 : minV, expected, got, violations, types, receivers, client / secs);
     }
 
     /** {forwarded to subscribers, relayed out, relayed in} packet counters of one SFU's metrics. */
@@ -150,11 +153,11 @@ final class Window {
     }
 
     static String format(Figures f, int topN, int pageSize) {
-        return String.format("%s: %.1f s, %d receivers: signaling %.0f B/s and %.2f msg/s per participant; controller CPU %.0f ms/s;"
+        return String.format("%s: %.1f s, %d receivers: signaling %.0f B/s and %.2f msg/s per participant; controller CPU %.0f ms/s; load client CPU %.0f ms/s;"
                         + " SFU egress %.0f pkt/s in all; audio streams per receiver %d..%d (N=%d), videos per receiver %d..%d (page %d);"
-                        + " loss %.2f %%; violations %d; messages by type: %s",
+                        + " loss %.2f %%; violations %d; load %s; messages by type: %s",
                 f.phase(), f.seconds(), f.receivers(), f.signalingBytesPerParticipant(), f.messagesPerParticipant(),
-                f.controllerCpuMsPerS(), f.egressPps(), f.minAudio(), f.maxAudio(), topN, f.minVideo(), f.maxVideo(), pageSize,
-                f.lossPct(), f.violations().size(), f.types());
+                f.controllerCpuMsPerS(), f.clientCpuMsPerS(), f.egressPps(), f.minAudio(), f.maxAudio(), topN, f.minVideo(), f.maxVideo(), pageSize,
+                f.lossPct(), f.violations().size(), LargeMeeting.load(), f.types());
     }
 }
