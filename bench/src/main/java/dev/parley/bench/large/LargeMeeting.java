@@ -69,13 +69,16 @@ public final class LargeMeeting {
         // audio slots beyond N (an older client's, which the SFU must leave empty): without them a receiver could not
         // show more than N audio streams, so the check could not fail; the SDK offers exactly N
         int extraAudio = num(o, "extraaudio", 2);
+        // viewport=0: nobody sends its viewport (an app that never calls setViewport gets every video): the check
+        // must then report violations, which shows it can fail
+        boolean viewport = num(o, "viewport", 1) != 0;
         Path controllerJar = Path.of(o.getOrDefault("controller", "controller-pod/target/controller-pod.jar"));
         Path sfuJar = Path.of(o.getOrDefault("sfu", "sfu-pod/target/sfu-pod.jar"));
         Path logs = Path.of(o.getOrDefault("logs", "target/large-logs"));
         if (!Files.exists(controllerJar) || !Files.exists(sfuJar)) throw new IllegalArgumentException("jars not built");
         int stormJoins = rate * stormSeconds;
-        System.out.printf("config: %d participants (%d cameras, %d microphones), %d SFUs, N=%d (+%d audio slots offered), page %d, pace 1/%d, steady %d s,"
-                        + " storm %d joins at %d/s, load %s%n", n, cameras, mics, sfus, topN, extraAudio, pageSize, pace, steady, stormJoins, rate, load());
+        System.out.printf("config: %d participants (%d cameras, %d microphones), %d SFUs, N=%d (+%d audio slots offered), page %d%s, pace 1/%d, steady %d s,"
+                        + " storm %d joins at %d/s, load %s%n", n, cameras, mics, sfus, topN, extraAudio, pageSize, viewport ? "" : " (no viewport sent)", pace, steady, stormJoins, rate, load());
 
         long tStart = System.nanoTime();
         try (Platform platform = new Platform(controllerJar, sfuJar, sfus, logs);
@@ -94,7 +97,7 @@ public final class LargeMeeting {
             Thread clock = Thread.ofPlatform().daemon().name("large-media-clock").start(() -> mediaClock(publishers, running));
             keepalive.scheduleAtFixedRate(new Keepalive(everyone), 1, 1, TimeUnit.SECONDS);
 
-            Joiner joiner = new Joiner(api, meeting, pace, sfus, topN, extraAudio, pageSize, cameras, mics, order, cameraPids, everyone,
+            Joiner joiner = new Joiner(api, meeting, viewport, pace, sfus, topN, extraAudio, pageSize, cameras, mics, order, cameraPids, everyone,
                     publishers, byPid);
             long s0 = System.nanoTime();
             joiner.joinAll(0, cameras, 4, residentCounter);             // cameras first: they are page 1 in join order
@@ -214,6 +217,7 @@ public final class LargeMeeting {
         final AtomicInteger failed = new AtomicInteger();
         private final Api api;
         private final String meeting;
+        private final boolean viewport;
         private final int pace, sfus, topN, extraAudio, pageSize, cameras, mics;
         private final String[] order;
         private final List<String> cameraPids;
@@ -221,11 +225,12 @@ public final class LargeMeeting {
         private final List<MediaPublisher> publishers;
         private final Map<String, Participant> byPid;
 
-        Joiner(Api api, String meeting, int pace, int sfus, int topN, int extraAudio, int pageSize, int cameras, int mics, String[] order,
+        Joiner(Api api, String meeting, boolean viewport, int pace, int sfus, int topN, int extraAudio, int pageSize, int cameras, int mics, String[] order,
                List<String> cameraPids, List<Participant> everyone, List<MediaPublisher> publishers,
                Map<String, Participant> byPid) {
             this.api = api;
             this.meeting = meeting;
+            this.viewport = viewport;
             this.pace = pace;
             this.sfus = sfus;
             this.topN = topN;
@@ -264,7 +269,7 @@ public final class LargeMeeting {
         void rewatch() throws Exception {
             for (Participant p : everyone) {
                 p.page = pageOf(p.index);
-                p.watch(List.copyOf(cameraPids), TILE_W, TILE_H, TILE_FPS);
+                if (viewport) p.watch(List.copyOf(cameraPids), TILE_W, TILE_H, TILE_FPS);
             }
         }
 
@@ -303,7 +308,7 @@ public final class LargeMeeting {
                 byPid.put(p.pid, p);
                 everyone.add(p);
                 if (p.publisher != null) publishers.add(p.publisher);
-                p.watch(List.copyOf(cameraPids), TILE_W, TILE_H, TILE_FPS);
+                if (viewport) p.watch(List.copyOf(cameraPids), TILE_W, TILE_H, TILE_FPS);
                 return true;
             } catch (Exception e) {
                 if (failed.incrementAndGet() <= 5) System.out.println("join " + index + " failed: " + e);
