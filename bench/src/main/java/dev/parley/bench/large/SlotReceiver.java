@@ -22,7 +22,8 @@ final class SlotReceiver implements ClientTransport.MediaSink {
     private String[] mid = new String[0];
     volatile long[] received = new long[0];
     volatile long[] highest = new long[0];
-    volatile long unknown;
+    volatile long unknown, rtx;
+    private int[] rtxSsrc = new int[0];
 
     SlotReceiver(int audioSlots, int videoSlots) {
         this.audioSlots = audioSlots;
@@ -54,6 +55,7 @@ final class SlotReceiver implements ClientTransport.MediaSink {
         List<Integer> ssrcs = new ArrayList<>();
         List<Boolean> kinds = new ArrayList<>();
         List<String> mids = new ArrayList<>();
+        List<Integer> repairs = new ArrayList<>();
         boolean isAudio = false;
         String m = null;
         Integer first = null;
@@ -69,6 +71,9 @@ final class SlotReceiver implements ClientTransport.MediaSink {
                 first = null;
             } else if (line.startsWith("a=mid:")) {
                 m = line.substring(6).trim();
+            } else if (line.startsWith("a=ssrc-group:FID ")) {
+                String[] f = line.trim().split(" ");
+                if (f.length == 3) repairs.add((int) Long.parseLong(f[2]));   // the slot's RTX SSRC (padding probes)
             } else if (line.startsWith("a=ssrc:") && first == null) {
                 first = (int) Long.parseLong(line.substring(7, line.indexOf(' ')));
             }
@@ -87,6 +92,7 @@ final class SlotReceiver implements ClientTransport.MediaSink {
             a[i] = kinds.get(i);
             md[i] = mids.get(i);
         }
+        rtxSsrc = repairs.stream().mapToInt(Integer::intValue).toArray();
         ssrc = s;
         audio = a;
         mid = md;
@@ -124,6 +130,12 @@ final class SlotReceiver implements ClientTransport.MediaSink {
                 long ext = h[i] < 0 ? seq : h[i] + RtpPacket.seqDelta(seq, (int) (h[i] & 0xFFFF));
                 if (ext > h[i]) h[i] = ext;
                 received[i]++;
+                return;
+            }
+        }
+        for (int r : rtxSsrc) {
+            if (r == s) {
+                rtx++;
                 return;
             }
         }
