@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
-ARGS=(participants=1000 steady=20 storm=3)
-[ "${1:-}" = "--quick" ] && { ARGS=(participants=200 steady=10 storm=1); shift; }
+ARGS=(participants=1000 sfus=1 pace=10 setup=16 steady=20 storm=3)
+[ "${1:-}" = "--quick" ] && { ARGS=(participants=200 sfus=1 pace=10 setup=16 steady=10 storm=1); shift; }
 if [ -z "${SKIP_BUILD:-}" ]; then nice -n 10 ./mvnw -B -q -o -pl controller-pod,sfu-pod,bench -am package -DskipTests; fi
 CP=$(cat bench/target/classpath.txt)
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -42,16 +42,21 @@ final class MediaPublisher implements ClientTransport.MediaSink {
         this.pace = Math.max(1, pace);
     }
 
-    /** The publish offer: one audio and one video m-section (the SDK's), this publisher sends on one of them. */
+    /**
+     * The publish offer: only the m-section this publisher sends on (mid 0 audio or mid 1 video; a section that never
+     * sends would still be a published track taking receivers' free slots), so track ids are {@code pid:0} / {@code pid:1}.
+     */
     String offer(ClientTransport t) {
         String tl = t.transportLines();
-        return "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0 1\r\n"
-                + "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\n" + tl + "a=mid:0\r\n"
-                + "a=extmap:" + LEVEL_EXT + " urn:ietf:params:rtp-hdrext:ssrc-audio-level\r\n"
-                + "a=extmap:" + MID_EXT + " urn:ietf:params:rtp-hdrext:sdes:mid\r\na=sendonly\r\n"
-                + "a=rtpmap:111 opus/48000/2\r\na=fmtp:111 minptime=10;useinbandfec=1\r\na=ssrc:"
-                + (audioSsrc & 0xFFFFFFFFL) + " cname:large\r\n"
-                + "m=video 9 UDP/TLS/RTP/SAVPF 96\r\nc=IN IP4 0.0.0.0\r\n" + tl + "a=mid:1\r\n"
+        String head = "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE " + (video ? "1" : "0") + "\r\n";
+        if (!video) {
+            return head + "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\n" + tl + "a=mid:0\r\n"
+                    + "a=extmap:" + LEVEL_EXT + " urn:ietf:params:rtp-hdrext:ssrc-audio-level\r\n"
+                    + "a=extmap:" + MID_EXT + " urn:ietf:params:rtp-hdrext:sdes:mid\r\na=sendonly\r\n"
+                    + "a=rtpmap:111 opus/48000/2\r\na=fmtp:111 minptime=10;useinbandfec=1\r\na=ssrc:"
+                    + (audioSsrc & 0xFFFFFFFFL) + " cname:large\r\n";
+        }
+        return head + "m=video 9 UDP/TLS/RTP/SAVPF 96\r\nc=IN IP4 0.0.0.0\r\n" + tl + "a=mid:1\r\n"
                 + "a=extmap:" + MID_EXT + " urn:ietf:params:rtp-hdrext:sdes:mid\r\n"
                 + "a=extmap:" + RID_EXT + " urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id\r\na=sendonly\r\n"
                 + "a=rtpmap:96 VP8/90000\r\na=rtcp-fb:96 nack\r\na=rtcp-fb:96 nack pli\r\na=rtcp-fb:96 goog-remb\r\n"

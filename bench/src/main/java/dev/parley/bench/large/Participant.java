@@ -55,6 +55,7 @@ final class Participant {
     final Map<String, String> slotOwner = new ConcurrentHashMap<>();
     volatile long subscribedAt;
     private final Map<String, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
+    private CompletableFuture<?> chain = CompletableFuture.completedFuture(null);
 
     Participant(int index, Role role, String region, Counter counter, int audioSlots, int videoSlots) {
         this.index = index;
@@ -113,7 +114,7 @@ final class Participant {
 
     private String offer(String transport, String sdp, String source) throws Exception {
         ObjectNode m = Api.JSON.createObjectNode().put("type", "offer").put("transport", transport).put("sdp", sdp);
-        if (source != null) m.putArray("sources").addObject().put("mid", source.equals("camera") ? "1" : "0").put("source", source);
+        if (source != null) m.putArray("sources").addObject().put("mid", publisher.video ? "1" : "0").put("source", source);
         for (int attempt = 0; ; attempt++) {
             CompletableFuture<JsonNode> answer = expect("answer:" + transport);
             send(m);
@@ -136,22 +137,24 @@ final class Participant {
     }
 
     void send(JsonNode msg) throws Exception {
-        sendText(msg.toString());
+        sendText(msg.toString()).get(30, TimeUnit.SECONDS);
     }
 
-    /** One send at a time: the JDK's WebSocket refuses a send while the previous one is pending. */
-    private synchronized void sendText(String text) throws Exception {
-        ws.sendText(text, true).get(20, TimeUnit.SECONDS);
+    /**
+     * Sends in order without blocking the caller on the previous send: the JDK's WebSocket refuses a send while one is
+     * pending, and a keepalive thread that waited on each socket in turn fell behind under load (sockets then went 30 s
+     * without a ping and were closed as ghosts).
+     */
+    private synchronized CompletableFuture<?> sendText(String text) {
+        WebSocket w = ws;
+        chain = chain.handle((v, e) -> null).thenCompose(v -> w.sendText(text, true));
+        return chain;
     }
 
     void ping() {
         WebSocket w = ws;
         if (w == null || w.isOutputClosed()) return;
-        try {
-            sendText("{\"type\":\"ping\",\"ts\":" + System.currentTimeMillis() + "}");
-        } catch (Exception e) {
-            // a closing socket: its close is reported by the listener
-        }
+        sendText("{\"type\":\"ping\",\"ts\":" + System.currentTimeMillis() + "}");
     }
 
     void consent() {
