@@ -33,11 +33,13 @@ final class Participant {
         final LongAdder bytes = new LongAdder();
         final LongAdder messages = new LongAdder();
         final Map<String, LongAdder> byType = new ConcurrentHashMap<>();
+        final Map<String, LongAdder> bytesByType = new ConcurrentHashMap<>();
 
         void reset() {
             bytes.reset();
             messages.reset();
             byType.clear();
+            bytesByType.clear();
         }
     }
 
@@ -170,10 +172,12 @@ final class Participant {
 
     private void onMessage(String text) {
         Counter c = counter;
-        c.bytes.add(utf8Length(text));
+        int len = utf8Length(text);
+        c.bytes.add(len);
         c.messages.increment();
         String type = typeOf(text);
         c.byType.computeIfAbsent(type, k -> new LongAdder()).increment();
+        c.bytesByType.computeIfAbsent(type, k -> new LongAdder()).add(len);
         switch (type) {
             case "joined" -> complete("joined", text);
             case "answer", "subscribed", "error", "event~slot_assignments", "event~publisher_layers" -> handle(type, text);

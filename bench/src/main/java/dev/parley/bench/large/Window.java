@@ -70,7 +70,8 @@ final class Window {
         long bytes = counter.bytes.sum(), msgs = counter.messages.sum();
         String types = counter.byType.entrySet().stream()
                 .sorted((a, b) -> Long.compare(b.getValue().sum(), a.getValue().sum())).limit(8)
-                .map(e -> e.getKey() + "=" + e.getValue().sum()).collect(Collectors.joining(" "));
+                .map(e -> e.getKey() + "=" + e.getValue().sum() + " (" + counter.bytesByType.get(e.getKey()).sum() + " B)")
+                .collect(Collectors.joining(" "));
         List<String> sfuLines = new ArrayList<>();
         double egress = 0;
         for (int i = 0; i < platform.sfus.size(); i++) {
