@@ -81,7 +81,7 @@ public final class LargeMeeting {
                         + " storm %d joins at %d/s, load %s%n", n, cameras, mics, sfus, topN, extraAudio, pageSize, viewport ? "" : " (no viewport sent)", pace, steady, stormJoins, rate, load());
 
         long tStart = System.nanoTime();
-        try (Platform platform = new Platform(controllerJar, sfuJar, sfus, logs);
+        try (Platform platform = new Platform(controllerJar, sfuJar, sfus, o.getOrDefault("sfuheap", "4g"), logs);
              ScheduledExecutorService keepalive = Executors.newSingleThreadScheduledExecutor()) {
             Api api = new Api(platform.base, Platform.JWT_SECRET);
             String meeting = api.createMeeting(Math.min(10000, n + stormJoins + 10), topN);

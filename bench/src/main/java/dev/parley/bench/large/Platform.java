@@ -47,7 +47,11 @@ final class Platform implements AutoCloseable {
     private final EtcdCluster etcd;
     private Process controller;
 
-    Platform(Path controllerJar, Path sfuJar, int sfuCount, Path logDir) throws Exception {
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** @param sfuHeap the SFUs' -Xmx (each subscriber's slots keep packet caches: 1 GB held about 500 subscribers) */
+    Platform(Path controllerJar, Path sfuJar, int sfuCount, String sfuHeap, Path logDir) throws Exception {
+        Runtime.getRuntime().addShutdownHook(new Thread(this::close));   // a killed run leaves no pods behind
         this.logDir = logDir;
         Files.createDirectories(logDir);
         etcd = EtcdCluster.start(1);
@@ -70,7 +74,7 @@ final class Platform implements AutoCloseable {
             env.put("PARLEY_TICKET_PUBLIC_JWK", ticketKey.toPublicJWK().toJSONString());
             env.put("PARLEY_SFU_LOOPBACK_PEERS_ONLY", "true");
             Path log = logDir.resolve("sfu-" + i + ".log");
-            Process p = start(List.of(java, "-Xms256m", "-Xmx1g", "-XX:+UseParallelGC",
+            Process p = start(List.of(java, "-Xms256m", "-Xmx" + sfuHeap, "-XX:+UseParallelGC",
                     "--enable-native-access=ALL-UNNAMED", "-jar", sfuJar.toString()), env, log);
             Sfu sfu = new Sfu("sfu-" + i, "r" + i, p, internal, log);
             sfus.add(sfu);
@@ -151,6 +155,7 @@ final class Platform implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) return;
         if (controller != null) {
             controller.destroy();
             try {
