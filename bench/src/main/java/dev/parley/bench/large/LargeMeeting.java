@@ -72,6 +72,7 @@ public final class LargeMeeting {
         // viewport=0: nobody sends its viewport (an app that never calls setViewport gets every video): the check
         // must then report violations, which shows it can fail
         boolean viewport = num(o, "viewport", 1) != 0;
+        int pages = num(o, "pages", 2);          // participants spread over pages 1..pages (pages=1: everyone on page 1)
         Path controllerJar = Path.of(o.getOrDefault("controller", "controller-pod/target/controller-pod.jar"));
         Path sfuJar = Path.of(o.getOrDefault("sfu", "sfu-pod/target/sfu-pod.jar"));
         Path logs = Path.of(o.getOrDefault("logs", "target/large-logs"));
@@ -97,7 +98,7 @@ public final class LargeMeeting {
             Thread clock = Thread.ofPlatform().daemon().name("large-media-clock").start(() -> mediaClock(publishers, running));
             keepalive.scheduleAtFixedRate(new Keepalive(everyone), 1, 1, TimeUnit.SECONDS);
 
-            Joiner joiner = new Joiner(api, meeting, viewport, pace, sfus, topN, extraAudio, pageSize, cameras, mics, order, cameraPids, everyone,
+            Joiner joiner = new Joiner(api, meeting, viewport, pages, pace, sfus, topN, extraAudio, pageSize, cameras, mics, order, cameraPids, everyone,
                     publishers, byPid);
             long s0 = System.nanoTime();
             joiner.joinAll(0, cameras, 4, residentCounter);             // cameras first: they are page 1 in join order
@@ -218,6 +219,7 @@ public final class LargeMeeting {
         private final Api api;
         private final String meeting;
         private final boolean viewport;
+        private final int pages;
         private final int pace, sfus, topN, extraAudio, pageSize, cameras, mics;
         private final String[] order;
         private final List<String> cameraPids;
@@ -225,12 +227,13 @@ public final class LargeMeeting {
         private final List<MediaPublisher> publishers;
         private final Map<String, Participant> byPid;
 
-        Joiner(Api api, String meeting, boolean viewport, int pace, int sfus, int topN, int extraAudio, int pageSize, int cameras, int mics, String[] order,
+        Joiner(Api api, String meeting, boolean viewport, int pages, int pace, int sfus, int topN, int extraAudio, int pageSize, int cameras, int mics, String[] order,
                List<String> cameraPids, List<Participant> everyone, List<MediaPublisher> publishers,
                Map<String, Participant> byPid) {
             this.api = api;
             this.meeting = meeting;
             this.viewport = viewport;
+            this.pages = Math.max(1, pages);
             this.pace = pace;
             this.sfus = sfus;
             this.topN = topN;
@@ -323,7 +326,7 @@ public final class LargeMeeting {
          * joiners, whose ids are known by then.
          */
         private Set<String> pageOf(int index) {
-            int page = index % 2;
+            int page = index % pages;
             Set<String> cams = new HashSet<>(cameraPids);
             Set<String> r = new HashSet<>();
             int pos = 0;
