@@ -1,7 +1,7 @@
 package dev.parley.bench.large;
 
 import dev.parley.bench.media.ClientTransport;
-import dev.parley.media.rtcp.Rtcp;
+import dev.parley.bench.media.PliRequests;
 import dev.parley.media.rtp.RtpPacket;
 
 import java.security.SecureRandom;
@@ -147,14 +147,6 @@ final class MediaPublisher implements ClientTransport.MediaSink {
 
     @Override
     public void onSrtp(ClientTransport t, byte[] b, int len, long now) {
-        if (!RtpPacket.isRtcp(b, 0, len)) return;
-        int n = t.rx.unprotectRtcp(b, 0, len);
-        if (n < 0) return;
-        for (int o = 0; o >= 0; o = Rtcp.next(b, o, n)) {
-            if (Rtcp.type(b, o) == Rtcp.PSFB && Rtcp.count(b, o) == Rtcp.FMT_PLI) {
-                int media = Rtcp.mediaSsrc(b, o);
-                for (int l = 0; l < 3; l++) if (videoSsrc[l] == media) keyframeWanted[l] = true;
-            }
-        }
+        PliRequests.read(t, b, len, videoSsrc, keyframeWanted);
     }
 }

@@ -1,6 +1,5 @@
 package dev.parley.bench.media;
 
-import dev.parley.media.rtcp.Rtcp;
 import dev.parley.media.rtp.RtpPacket;
 
 import java.security.SecureRandom;
@@ -156,14 +155,6 @@ public final class Publisher implements ClientTransport.MediaSink {
 
     @Override
     public void onSrtp(ClientTransport t, byte[] b, int len, long now) {
-        if (!RtpPacket.isRtcp(b, 0, len)) return;
-        int n = t.rx.unprotectRtcp(b, 0, len);
-        if (n < 0) return;
-        for (int o = 0; o >= 0; o = Rtcp.next(b, o, n)) {
-            if (Rtcp.type(b, o) == Rtcp.PSFB && Rtcp.count(b, o) == Rtcp.FMT_PLI) {
-                int media = Rtcp.mediaSsrc(b, o);
-                for (int l = 0; l < 3; l++) if (videoSsrc[l] == media) keyframeWanted[l] = true;
-            }
-        }
+        PliRequests.read(t, b, len, videoSsrc, keyframeWanted);
     }
 }
