@@ -52,9 +52,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CascadeBrowserIT {
-    static final double SPILL_STRESS = 0.0005;
+    static final double SPILL_STRESS = 0.0003;
     /** Forwarded packets/s at {@link #SPILL_STRESS} for an SFU of one media worker (SfuServer: 100 000 pps = 1.0). */
-    static final long SPILL_PPS = 50;
+    static final long SPILL_PPS = 30;
     /** The bound for a mute and a removal to reach every SFU carrying the participant. */
     static final long STOP_WITHIN_MS = 1000;
 

@@ -58,7 +58,7 @@ final class RelayOut extends Relay {
         /** A tile report: from now on only the layers up to the one it needs cross; a layer coming back starts on a keyframe. */
         void onTile(long reported, long now) {
             tile = reported;
-            int w = track.layerForTile((int) (reported >>> 32), (int) reported);
+            int w = track.layerForTile((int) (reported >>> 32), (int) reported, now);
             if (w > wanted && wanted >= 0) for (int i = wanted + 1; i <= w && i < wireSsrc.length; i++) if (wireSsrc[i] != 0) track.requestKeyframe(i, now);
             wanted = w;
             sendUpTo = highestLayer();

@@ -66,14 +66,18 @@ public final class TrackHandle {
 
     /**
      * The simulcast layer a tile of {@code width} × {@code height} needs, by the layers' last known sizes (the same rule
-     * as a local slot's: the largest layer that fits, else the smallest); the top layer while a layer's size is not
-     * known yet. A layer the publisher was told to pause keeps its last size, so a growing tile asks for it again.
+     * as a local slot's: the largest layer that fits, else the smallest); the top layer while a layer that carries
+     * packets has no known size yet (a layer that never carried any is left out). A layer the publisher was told to
+     * pause keeps its last size, so a growing tile asks for it again.
      */
-    public int layerForTile(int width, int height) {
+    public int layerForTile(int width, int height, long now) {
         Layer[] ls = track.layers;
         int best = -1, smallest = -1;
         for (Layer l : ls) {
-            if (l.width == 0) return ls.length - 1;
+            if (l.width == 0) {
+                if (l.active(now)) return ls.length - 1;
+                continue;
+            }
             if (smallest < 0 || l.width < ls[smallest].width) smallest = l.index;
             if (l.width <= width && l.height <= height && (best < 0 || l.width > ls[best].width)) best = l.index;
         }
