@@ -13,7 +13,9 @@ import java.util.function.Function;
  *
  * <p>The owner does not know each subscriber's tile size per track (the SFU does), so every placed participant is
  * taken to want every track it does not publish at the track's top layer; the hop then carries layers 0..top
- * ({@link RelayApplier#layersToSend}), so the receiving SFU's per-subscriber BWE can still step down.
+ * ({@link RelayApplier#layersToSend}), so the receiving SFU's per-subscriber BWE can still step down. That list is a
+ * ceiling: the receiving SFU reports the largest tile it shows each track in and the origin sends only the layers
+ * that tile needs (docs/sfu.md "Relay between SFUs").
  */
 public final class PlanInputs {
     private PlanInputs() {

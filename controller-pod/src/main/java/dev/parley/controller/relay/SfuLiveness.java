@@ -16,17 +16,23 @@ import java.util.function.Consumer;
  * lease runs out (seconds) while its relays carry nothing, so the driver probes the SFUs of its meetings that span
  * SFUs each round ({@code GET /healthz}, asynchronous; any HTTP answer means alive). A refused connection marks the
  * pod down at once (nothing listens: the process is gone); unanswered probes do after {@value #TIMEOUTS_DOWN} in a
- * row (a busy SFU may be slow).
+ * row and only once the pod has not answered for {@value #SILENCE_DOWN_MS} ms (a busy SFU may be slow: at load 18 on
+ * the shared 2-core machine two 800 ms probes in a row timed out on live SFUs, and the verdict moved their
+ * participants and cut their relays).
  * A pod marked down is reported once; the next successful probe brings it back.
  */
 final class SfuLiveness {
     static final int TIMEOUTS_DOWN = 2;
+    /** How long a pod must have been silent before unanswered probes make it down. */
+    static final long SILENCE_DOWN_MS = 3_000;
     private static final Duration TIMEOUT = Duration.ofMillis(800);
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SfuLiveness.class);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).version(HttpClient.Version.HTTP_1_1).build();
     private final Set<String> down = ConcurrentHashMap.newKeySet();
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> timeouts = new ConcurrentHashMap<>();
+    /** pod → System.nanoTime() of its last answer, or of its first probe while it never answered. */
+    private final Map<String, Long> answeredAt = new ConcurrentHashMap<>();
     private final Consumer<String> onDown;
 
     SfuLiveness(Consumer<String> onDown) {
@@ -40,20 +46,27 @@ final class SfuLiveness {
     /** Probes {@code pod} at {@code baseUrl} unless a probe of it is still out. */
     void probe(String pod, String baseUrl) {
         if (!inFlight.add(pod)) return;
+        answeredAt.putIfAbsent(pod, System.nanoTime());
         HttpRequest req = HttpRequest.newBuilder(URI.create(baseUrl + "/healthz")).timeout(TIMEOUT).GET().build();
         try {
             http.sendAsync(req, HttpResponse.BodyHandlers.discarding()).whenComplete((r, e) -> {
                 inFlight.remove(pod);
                 if (e == null) { // any answer: the process lives (draining and readiness are the registry's business)
                     timeouts.remove(pod);
+                    answeredAt.put(pod, System.nanoTime());
                     if (down.remove(pod)) LOG.info("SFU {} answers its health probe again", pod);
-                } else if (refused(e) || timeouts.merge(pod, 1, Integer::sum) >= TIMEOUTS_DOWN) {
+                } else if (refused(e) || (timeouts.merge(pod, 1, Integer::sum) >= TIMEOUTS_DOWN && silentMs(pod) >= SILENCE_DOWN_MS)) {
                     markDown(pod, e.getClass().getSimpleName());
                 }
             });
         } catch (RuntimeException e) {
             inFlight.remove(pod);
         }
+    }
+
+    private long silentMs(String pod) {
+        Long at = answeredAt.get(pod);
+        return at == null ? 0 : (System.nanoTime() - at) / 1_000_000;
     }
 
     private void markDown(String pod, String why) {
@@ -66,6 +79,7 @@ final class SfuLiveness {
     void retain(Set<String> registered) {
         down.retainAll(registered);
         timeouts.keySet().retainAll(registered);
+        answeredAt.keySet().retainAll(registered);
     }
 
     private static boolean refused(Throwable e) {

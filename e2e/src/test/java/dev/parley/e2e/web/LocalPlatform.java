@@ -41,6 +41,10 @@ final class LocalPlatform implements AutoCloseable {
     private final Path controllerJar;
     private final Path sfuJar;
     private final Path logDir;
+    /** Per SFU i: its region ({@code PARLEY_REGION}); "local" unless started with {@link #start(List, Map, Map)}. */
+    private List<String> sfuRegions = List.of();
+    /** Extra controller environment (e.g. its region, the spill stress). */
+    private Map<String, String> controllerEnv = Map.of();
     private EtcdCluster etcd;
     private PodProcess controller;
     private String baseUrl;
@@ -80,6 +84,23 @@ final class LocalPlatform implements AutoCloseable {
         }
     }
 
+    /**
+     * One SFU per entry of {@code sfuRegions} (sfu-i in region {@code sfuRegions.get(i)}: a meeting spanning regions),
+     * {@code sfuEnv} for every SFU, {@code controllerEnv} added to the controller's environment.
+     */
+    static LocalPlatform start(List<String> sfuRegions, Map<String, String> sfuEnv, Map<String, String> controllerEnv) throws Exception {
+        LocalPlatform p = new LocalPlatform(CONTROLLER_JAR, SFU_JAR, Path.of("target", "platform-logs"));
+        p.sfuRegions = List.copyOf(sfuRegions);
+        p.controllerEnv = Map.copyOf(controllerEnv);
+        try {
+            p.boot(sfuRegions.size(), sfuEnv);
+            return p;
+        } catch (Exception | Error e) {
+            p.close();
+            throw e;
+        }
+    }
+
     private void boot(int sfuCount, Map<String, String> sfuEnv) throws Exception {
         etcd = EtcdCluster.start(1);
         PostgresExtension.Database db = PostgresExtension.createDatabase("platform_e2e");
@@ -89,7 +110,7 @@ final class LocalPlatform implements AutoCloseable {
             int internal = FreePorts.tcp();
             Map<String, String> env = new HashMap<>();
             env.put("PARLEY_POD_NAME", "sfu-" + i);
-            env.put("PARLEY_REGION", "local");
+            env.put("PARLEY_REGION", i < sfuRegions.size() ? sfuRegions.get(i) : "local");
             env.put("PARLEY_BIND_ADDRESS", "127.0.0.1");
             env.put("PARLEY_ANNOUNCED_ADDRESS", "127.0.0.1");
             env.put("PARLEY_ETCD_ENDPOINTS", etcdEndpoints);
@@ -126,6 +147,7 @@ final class LocalPlatform implements AutoCloseable {
         env.put("PARLEY_ETCD_ENDPOINTS", etcdEndpoints);
         env.put("PARLEY_INTERNAL_SECRET", internalSecret);
         env.put("PARLEY_LEASE_TTL_SECONDS", "5");
+        env.putAll(controllerEnv);
         controller = PodProcess.start("controller-0", controllerJar, env, logDir);
         controller.awaitReady("http://127.0.0.1:" + http + "/health/readiness", Duration.ofSeconds(90));
     }

@@ -30,6 +30,8 @@ final class RelayIn extends Relay {
         final int[] wireSsrc;              // per layer, 0 = not relayed
         TrackHandle handle;
         final long[] layerPackets;
+        /** The tile last reported to the origin (width << 32 | height; -1 = none yet). */
+        long tileSent = -1;
 
         Expected(String trackId, boolean video, int simulcastLayers, int[] wireSsrc) {
             this.trackId = trackId;
@@ -108,7 +110,8 @@ final class RelayIn extends Relay {
 
     /**
      * Once a second: one receiver report block per relayed layer that carried packets (loss, highest sequence, jitter
-     * on the relay hop), to the origin, which shows them per hop in its {@code /state}.
+     * on the relay hop), to the origin, which shows them per hop in its {@code /state}; and per relayed simulcast
+     * track the largest tile shown here ({@link RelayWire#writeTile}), so the origin sends only the layers it needs.
      */
     void sendReports() {
         PacketPath o = origin;
@@ -123,6 +126,12 @@ final class RelayIn extends Relay {
             }
         }
         if (n == 0) return;
+        for (Expected t : tracks) {
+            if (t.handle == null || !t.handle.live() || t.wireSsrc.length < 2 || t.wireSsrc[0] == 0) continue;
+            if (n + RelayWire.TILE_LENGTH > reports.length - 32) break;
+            t.tileSent = t.handle.largestTile();
+            n += RelayWire.writeTile(reports, n, rtcpSsrc, t.wireSsrc[0], t.tileSent);
+        }
         n = srtpOut.protectRtcp(reports, 0, n);
         if (n < 0) { metrics.drop("relay_protect"); return; }
         if (o.send(reports, 0, n)) { reportsSent++; flush.run(); }
@@ -164,9 +173,16 @@ final class RelayIn extends Relay {
             m.put("layers", layers);
             m.put("layer_packets", pk);
             m.put("layer_lost", lost);
+            if (t.tileSent >= 0) m.put("tile_reported", tileText(t.tileSent));
             list.add(m);
         }
         s.put("tracks", list);
         return s;
+    }
+
+    /** "WxH" of a packed tile, "any" for a tile larger than every layer. */
+    static String tileText(long tile) {
+        int w = (int) (tile >>> 32), h = (int) tile;
+        return w == Integer.MAX_VALUE ? "any" : w + "x" + h;
     }
 }

@@ -27,6 +27,12 @@ final class RelayOut extends Relay {
         final long[] layerPackets;
         /** From the receiver's reports, per layer: fraction lost (0..255) in the last report, cumulative lost. */
         final int[] fractionLost, cumulativeLost;
+        /** The receiver's last tile report (width << 32 | height), -1 before the first: until then every listed layer goes. */
+        long tile = -1;
+        /** The highest layer that tile needs (-1: no report yet), by the layers' sizes here. */
+        int wanted = -1;
+        /** The highest layer sent now ({@link #highestLayer}, kept so the packet path only compares). */
+        int sendUpTo;
 
         Tap(TrackHandle track, int[] wireSsrc) {
             this.track = track;
@@ -35,17 +41,33 @@ final class RelayOut extends Relay {
             this.layerPackets = new long[wireSsrc.length];
             this.fractionLost = new int[wireSsrc.length];
             this.cumulativeLost = new int[wireSsrc.length];
+            this.sendUpTo = highestLayer();
         }
 
         @Override
         public int highestLayer() {
-            for (int i = wireSsrc.length - 1; i >= 0; i--) if (wireSsrc[i] != 0) return i;
+            int top = wanted >= 0 ? Math.min(wanted, wireSsrc.length - 1) : wireSsrc.length - 1;
+            for (int i = top; i >= 0; i--) if (wireSsrc[i] != 0) return i;
+            for (int i = 0; i < wireSsrc.length; i++) if (wireSsrc[i] != 0) return i;  // the lowest listed layer always goes
             return -1;
+        }
+
+        @Override
+        public long wantedTile() { return tile; }
+
+        /** A tile report: from now on only the layers up to the one it needs cross; a layer coming back starts on a keyframe. */
+        void onTile(long reported, long now) {
+            tile = reported;
+            int w = track.layerForTile((int) (reported >>> 32), (int) reported, now);
+            if (w > wanted && wanted >= 0) for (int i = wanted + 1; i <= w && i < wireSsrc.length; i++) if (wireSsrc[i] != 0) track.requestKeyframe(i, now);
+            wanted = w;
+            sendUpTo = highestLayer();
         }
 
         @Override
         public void onPacket(int layerIndex, byte[] b, int off, int len, int hl, boolean keyframe, long now) {
             if (layerIndex >= wireSsrc.length || wireSsrc[layerIndex] == 0) return;      // a layer nobody behind the relay needs
+            if (layerIndex > sendUpTo) return;                                         // above what the receiver's tiles need
             if (!active) { metrics.drop("relay_closed"); return; }
             if (len + 32 > buf.length) { metrics.drop("relay_too_large"); return; }
             int n = RelayWire.write(b, off, len, hl, buf, wireSsrc[layerIndex], wirePt, track.audioLevelExtId());
@@ -90,6 +112,7 @@ final class RelayOut extends Relay {
         for (int o = off; o >= 0; o = Rtcp.next(b, o, end)) {
             int type = Rtcp.type(b, o), fmt = Rtcp.count(b, o), blen = Rtcp.blockLength(b, o);
             if (type == Rtcp.RR) { onReceiverReport(b, o, fmt, blen); continue; }
+            if (type == Rtcp.APP && RelayWire.isTile(b, o, blen)) { onTile(b, o, now); continue; }
             if (type != Rtcp.PSFB || blen < 12 || (fmt != Rtcp.FMT_PLI && fmt != Rtcp.FMT_FIR)) continue;
             int media = fmt == Rtcp.FMT_PLI ? Rtcp.mediaSsrc(b, o) : (blen >= 20 ? (int) RtpPacket.readUint32(b, o + 12) : 0);
             for (Tap t : taps) {
@@ -98,6 +121,11 @@ final class RelayOut extends Relay {
                 }
             }
         }
+    }
+
+    private void onTile(byte[] b, int o, long now) {
+        int ssrc = RelayWire.tileTrackSsrc(b, o);
+        for (Tap t : taps) if (ssrc != 0 && t.wireSsrc.length > 1 && t.wireSsrc[0] == ssrc) t.onTile(RelayWire.tile(b, o), now);
     }
 
     /** RR report blocks (RFC 3550 §6.4.2): loss on the relay hop per layer, kept for {@code /state}. */
@@ -151,6 +179,10 @@ final class RelayOut extends Relay {
             m.put("layers", layers);
             m.put("layer_packets", pk);
             m.put("receiver_reports", loss);         // per layer, from the receiving SFU's RR (loss on this hop)
+            if (t.tile >= 0) {
+                m.put("receiver_tile", RelayIn.tileText(t.tile));
+                m.put("sending_up_to_layer", t.highestLayer());
+            }
             tracks.add(m);
         }
         s.put("tracks", tracks);

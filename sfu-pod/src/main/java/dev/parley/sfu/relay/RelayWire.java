@@ -66,4 +66,40 @@ public final class RelayWire {
         System.arraycopy(b, off + hl, dst, p, body);
         return p + body;
     }
+
+    /** RTCP APP name of the receiver's tile report: "PTIL". */
+    static final int TILE_NAME = 'P' << 24 | 'T' << 16 | 'I' << 8 | 'L';
+    /** Length of a tile report. */
+    static final int TILE_LENGTH = 20;
+
+    /**
+     * The receiving SFU's tile report for one relayed track (RTCP APP, RFC 3550 §6.7, name "PTIL"): the wire SSRC of
+     * the track's layer 0 and the largest tile shown behind the relay (16-bit width and height, 65535 = any size).
+     * The origin sends only the layers such a tile needs. Returns the length written.
+     */
+    public static int writeTile(byte[] b, int o, int senderSsrc, int trackSsrc, long tile) {
+        int w = (int) Math.min(0xFFFF, tile >>> 32), h = (int) Math.min(0xFFFF, tile & 0xFFFFFFFFL);
+        b[o] = (byte) 0x80;                                // V=2, subtype 0
+        b[o + 1] = (byte) 204;                             // APP
+        b[o + 2] = 0; b[o + 3] = 4;                        // 5 words
+        RtpPacket.writeUint32(b, o + 4, senderSsrc);
+        RtpPacket.writeUint32(b, o + 8, TILE_NAME);
+        RtpPacket.writeUint32(b, o + 12, trackSsrc);
+        b[o + 16] = (byte) (w >>> 8); b[o + 17] = (byte) w;
+        b[o + 18] = (byte) (h >>> 8); b[o + 19] = (byte) h;
+        return TILE_LENGTH;
+    }
+
+    /** Whether the RTCP packet at {@code o} (block length {@code blen}) is a tile report. */
+    public static boolean isTile(byte[] b, int o, int blen) {
+        return (b[o + 1] & 0xFF) == 204 && blen >= TILE_LENGTH && (int) RtpPacket.readUint32(b, o + 8) == TILE_NAME;
+    }
+
+    public static int tileTrackSsrc(byte[] b, int o) { return (int) RtpPacket.readUint32(b, o + 12); }
+
+    /** The reported tile as {@code width << 32 | height}, 65535 read as any size. */
+    public static long tile(byte[] b, int o) {
+        int w = RtpPacket.readUint16(b, o + 16), h = RtpPacket.readUint16(b, o + 18);
+        return (long) (w == 0xFFFF ? Integer.MAX_VALUE : w) << 32 | (h == 0xFFFF ? Integer.MAX_VALUE : h);
+    }
 }

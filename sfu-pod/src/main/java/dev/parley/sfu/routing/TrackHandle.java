@@ -41,6 +41,49 @@ public final class TrackHandle {
         track.taps = Arrays.stream(track.taps).filter(x -> x != tap).toArray(TrackTap[]::new);
     }
 
+    /**
+     * The largest tile this track is shown in here, over every local slot carrying it and every tap (a relay further
+     * on), packed as {@code width << 32 | height}: what a relay feeding this SFU must carry (0 = nobody watches;
+     * {@link #ANY_TILE} when a tap does not know yet). Once a second per relayed track, not per packet.
+     */
+    public long largestTile() {
+        int w = 0, h = 0;
+        for (Slot s : track.slots) {
+            w = Math.max(w, s.maxWidth);
+            h = Math.max(h, s.maxHeight);
+        }
+        for (TrackTap t : track.taps) {
+            long tile = t.wantedTile();
+            if (tile < 0) return ANY_TILE;
+            w = Math.max(w, (int) (tile >>> 32));
+            h = Math.max(h, (int) tile);
+        }
+        return (long) w << 32 | h;
+    }
+
+    /** A tile larger than any layer: every layer is wanted. */
+    public static final long ANY_TILE = (long) Integer.MAX_VALUE << 32 | Integer.MAX_VALUE;
+
+    /**
+     * The simulcast layer a tile of {@code width} × {@code height} needs, by the layers' last known sizes (the same rule
+     * as a local slot's: the largest layer that fits, else the smallest); the top layer while a layer that carries
+     * packets has no known size yet (a layer that never carried any is left out). A layer the publisher was told to
+     * pause keeps its last size, so a growing tile asks for it again.
+     */
+    public int layerForTile(int width, int height, long now) {
+        Layer[] ls = track.layers;
+        int best = -1, smallest = -1;
+        for (Layer l : ls) {
+            if (l.width == 0) {
+                if (l.active(now)) return ls.length - 1;
+                continue;
+            }
+            if (smallest < 0 || l.width < ls[smallest].width) smallest = l.index;
+            if (l.width <= width && l.height <= height && (best < 0 || l.width > ls[best].width)) best = l.index;
+        }
+        return best >= 0 ? best : Math.max(smallest, 0);
+    }
+
     /** A keyframe request for one layer, coalesced with every local subscriber's (a PLI from a relay's receiver). */
     public void requestKeyframe(int layerIndex, long now) {
         if (layerIndex >= 0 && layerIndex < track.layers.length) router.rtcp.requestKeyframe(track.layers[layerIndex], now, false);

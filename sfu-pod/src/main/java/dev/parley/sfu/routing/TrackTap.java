@@ -10,4 +10,10 @@ public interface TrackTap {
 
     /** The highest simulcast layer this tap needs (dynacast keeps the publisher sending it); -1: none. */
     default int highestLayer() { return -1; }
+
+    /**
+     * The largest tile the subscribers behind this tap show the track in (a relay: its receiver's report), packed as
+     * {@code width << 32 | height}; -1 while unknown, which counts as wanting every layer.
+     */
+    default long wantedTile() { return -1; }
 }

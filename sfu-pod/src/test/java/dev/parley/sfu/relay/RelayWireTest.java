@@ -85,4 +85,22 @@ class RelayWireTest {
         assertThatThrownBy(() -> RelayKey.parse("NULL", b64)).hasMessageContaining("srtp.profile");
         assertThatThrownBy(() -> RelayKey.parse("AEAD_AES_128_GCM", "%%%")).hasMessage("srtp.key: not base64");
     }
+
+    @Test
+    void aTileReportIsAnAppPacketNamingTheTracksLayerZeroSsrc() {
+        byte[] b = new byte[32];
+        int n = RelayWire.writeTile(b, 4, 0x0A0B0C0D, 0xCAFEBABE, 320L << 32 | 180);
+        assertThat(n).isEqualTo(RelayWire.TILE_LENGTH);
+        assertThat(dev.parley.media.rtcp.Rtcp.validate(b, 4, n)).isGreaterThanOrEqualTo(0);
+        assertThat(dev.parley.media.rtcp.Rtcp.type(b, 4)).isEqualTo(dev.parley.media.rtcp.Rtcp.APP);
+        assertThat(dev.parley.media.rtcp.Rtcp.blockLength(b, 4)).isEqualTo(RelayWire.TILE_LENGTH);
+        assertThat(dev.parley.media.rtcp.Rtcp.senderSsrc(b, 4)).isEqualTo(0x0A0B0C0D);
+        assertThat(RelayWire.isTile(b, 4, n)).isTrue();
+        assertThat(RelayWire.tileTrackSsrc(b, 4)).isEqualTo(0xCAFEBABE);
+        assertThat(RelayWire.tile(b, 4)).isEqualTo(320L << 32 | 180);
+        RelayWire.writeTile(b, 4, 1, 2, (long) Integer.MAX_VALUE << 32 | Integer.MAX_VALUE);
+        assertThat(RelayWire.tile(b, 4)).as("any size survives the 16-bit fields").isEqualTo((long) Integer.MAX_VALUE << 32 | Integer.MAX_VALUE);
+        b[12] = 'X';
+        assertThat(RelayWire.isTile(b, 4, n)).as("another APP name").isFalse();
+    }
 }
