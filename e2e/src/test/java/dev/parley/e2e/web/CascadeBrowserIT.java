@@ -421,8 +421,13 @@ class CascadeBrowserIT {
 
     /** Packets per layer the origin {@code sfu} sent of {@code track} on its relay to {@code to} (index = layer). */
     private long[] outLayers(String sfu, String to, String track) {
+        return relayLayers(sfu, track, r -> "out".equals(r.path("direction").asText()) && to.equals(r.path("to_sfu").asText()));
+    }
+
+    /** Packets per layer of {@code track} on the first active relay of {@code sfu} that {@code which} accepts. */
+    private long[] relayLayers(String sfu, String track, java.util.function.Predicate<JsonNode> which) {
         for (JsonNode r : state(sfu).path("relays")) {
-            if (!"out".equals(r.path("direction").asText()) || !to.equals(r.path("to_sfu").asText()) || !"active".equals(r.path("state").asText())) continue;
+            if (!which.test(r) || !"active".equals(r.path("state").asText())) continue;
             for (JsonNode t : r.path("tracks")) {
                 if (!track.equals(t.path("track_id").asText())) continue;
                 long[] out = new long[3];
@@ -444,19 +449,7 @@ class CascadeBrowserIT {
     }
 
     private long[] inLayers(String sfu, String track) {
-        for (JsonNode r : state(sfu).path("relays")) {
-            if (!"in".equals(r.path("direction").asText()) || !"active".equals(r.path("state").asText())) continue;
-            for (JsonNode t : r.path("tracks")) {
-                if (!track.equals(t.path("track_id").asText())) continue;
-                long[] out = new long[3];
-                for (int i = 0; i < t.path("layers").size(); i++) {
-                    int l = t.path("layers").get(i).asInt();
-                    if (l < 3) out[l] = t.path("layer_packets").get(i).asLong();
-                }
-                return out;
-            }
-        }
-        return new long[0];
+        return relayLayers(sfu, track, r -> "in".equals(r.path("direction").asText()));
     }
 
     private static long[] minus(long[] b, long[] a) {
