@@ -100,6 +100,7 @@ class RelayWireTest {
         assertThat(RelayWire.tile(b, 4)).isEqualTo(320L << 32 | 180);
         RelayWire.writeTile(b, 4, 1, 2, (long) Integer.MAX_VALUE << 32 | Integer.MAX_VALUE);
         assertThat(RelayWire.tile(b, 4)).as("any size survives the 16-bit fields").isEqualTo((long) Integer.MAX_VALUE << 32 | Integer.MAX_VALUE);
+        assertThat(RelayWire.isTile(b, 4, RelayWire.TILE_LENGTH - 4)).as("a block too short for a tile report").isFalse();
         b[12] = 'X';
         assertThat(RelayWire.isTile(b, 4, n)).as("another APP name").isFalse();
     }
