@@ -42,8 +42,10 @@ import java.util.Map;
 /**
  * One media worker's sockets: one UDP port shared by every ICE-lite transport of the worker and one ICE-TCP
  * passive port (RFC 6544, RFC 4571 framing). Everything runs on the worker's single event loop so routing state
- * needs no locks; writes are batched and flushed at the end of each read burst. Nothing here is shared with
- * another worker.
+ * needs no locks; writes are batched and flushed at the end of each read burst, or earlier once the oldest unflushed
+ * write waited {@link #flushAfterNanos} (a burst of publishers' frames fanned out to many subscribers takes
+ * milliseconds to route, and its first packets should not wait for its last). Nothing here is shared with another
+ * worker.
  */
 public final class MediaIo implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(MediaIo.class);
@@ -55,6 +57,9 @@ public final class MediaIo implements AutoCloseable {
     static final int MAX_DATAGRAM = 2048;
     /** Datagrams one recvmmsg(2) may return: a burst of publishers' packets costs one syscall, not one each. */
     static final int RECV_BATCH = 16;
+    /** System property: longest a routed packet waits in user space for the rest of its read burst, µs (0: whole burst). */
+    public static final String FLUSH_AFTER_PROPERTY = "parley.sfu.flushAfterMicros";
+    static final long DEFAULT_FLUSH_AFTER_MICROS = 200;
 
     private final EventLoopGroup group;
     private final EventLoopGroup acceptGroup;
@@ -64,12 +69,18 @@ public final class MediaIo implements AutoCloseable {
     private final Map<SocketAddress, UdpPath> udpPaths = new HashMap<>();
     private final List<Channel> dirty = new ArrayList<>();
     private byte[] rx = new byte[2048];
+    private final long flushAfterNanos;
+    /** System.nanoTime() at which the oldest packet whose output is not flushed yet was read. */
+    private long pendingSince;
 
     public MediaIo(PacketHandler handler) { this(handler, "media"); }
 
     /** @param name names the threads ({@code name} and {@code name-accept}), so per-thread CPU shows each worker */
-    public MediaIo(PacketHandler handler, String name) {
+    public MediaIo(PacketHandler handler, String name) { this(handler, name, flushAfterNanos()); }
+
+    MediaIo(PacketHandler handler, String name, long flushAfterNanos) {
         this.handler = handler;
+        this.flushAfterNanos = flushAfterNanos;
         boolean epoll = Epoll.isAvailable();
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(name),
                 epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
@@ -123,6 +134,21 @@ public final class MediaIo implements AutoCloseable {
         if (!dirty.contains(ch)) dirty.add(ch);
     }
 
+    static long flushAfterNanos() {
+        long micros = Long.getLong(FLUSH_AFTER_PROPERTY, DEFAULT_FLUSH_AFTER_MICROS);
+        return micros <= 0 ? Long.MAX_VALUE : micros * 1_000;
+    }
+
+    /** Before a read packet is routed: if nothing waits unflushed, its output will be the oldest. */
+    private void beforeRoute(long readAt) {
+        if (dirty.isEmpty()) pendingSince = readAt;
+    }
+
+    /** After a read packet is routed: flushes mid-burst once the oldest unflushed write waited long enough. */
+    private void afterRoute() {
+        if (!dirty.isEmpty() && System.nanoTime() - pendingSince >= flushAfterNanos) flush();
+    }
+
     private byte[] rx(int len) {
         if (rx.length < len) rx = new byte[len];
         return rx;
@@ -149,7 +175,10 @@ public final class MediaIo implements AutoCloseable {
                 path = new UdpPath(p.sender());
                 udpPaths.put(p.sender(), path);
             }
-            handler.onPacket(b, 0, len, path, System.nanoTime());
+            long now = System.nanoTime();
+            beforeRoute(now);
+            handler.onPacket(b, 0, len, path, now);
+            afterRoute();
         }
 
         @Override
@@ -171,7 +200,10 @@ public final class MediaIo implements AutoCloseable {
                 int len = c.readableBytes();
                 byte[] b = rx(len);
                 c.getBytes(c.readerIndex(), b, 0, len);
-                handler.onPacket(b, 0, len, path, System.nanoTime());
+                long now = System.nanoTime();
+                beforeRoute(now);
+                handler.onPacket(b, 0, len, path, now);
+                afterRoute();
             } finally {
                 c.release();
             }
