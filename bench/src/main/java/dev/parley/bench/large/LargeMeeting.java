@@ -116,16 +116,23 @@ public final class LargeMeeting {
             SfuStateCheck.Result stState = SfuStateCheck.run("steady", platform, meeting, byPid, topN);
             printState("steady", stState);
 
-            w = Window.open("storm", platform, residents, residentCounter, topN);
-            long storm0 = System.nanoTime();
-            int joined = joiner.storm(n, stormJoins, rate, inflight, newcomerCounter);
-            double stormWall = (System.nanoTime() - storm0) / 1e9;
-            Window.Figures sf = w.close();
-            print(sf, topN, pageSize);
-            double reached = joined / stormWall;
-            System.out.printf("storm: %d of %d joins (with media) in %.1f s = %.1f joins/s reached (asked %d/s, at most %d in flight);"
-                            + " newcomers' sockets got %.0f B each%n", joined, stormJoins, stormWall, reached, rate, inflight,
-                    newcomerCounter.bytes.sum() / (double) Math.max(1, joined));
+            Window.Figures sf = null;   // storm=0: no storm window (its rates over ~0 s would be meaningless)
+            int joined = 0;
+            double reached = 0;
+            if (stormJoins > 0) {
+                w = Window.open("storm", platform, residents, residentCounter, topN);
+                long storm0 = System.nanoTime();
+                joined = joiner.storm(n, stormJoins, rate, inflight, newcomerCounter);
+                double stormWall = (System.nanoTime() - storm0) / 1e9;
+                sf = w.close();
+                print(sf, topN, pageSize);
+                reached = joined / stormWall;
+                System.out.printf("storm: %d of %d joins (with media) in %.1f s = %.1f joins/s reached (asked %d/s, at most %d in flight);"
+                                + " newcomers' sockets got %.0f B each%n", joined, stormJoins, stormWall, reached, rate, inflight,
+                        newcomerCounter.bytes.sum() / (double) Math.max(1, joined));
+            } else {
+                System.out.println("storm: none (storm=0)");
+            }
             Thread.sleep(3000);
             List<Participant> all = List.copyOf(everyone);
             Participant.Counter after = new Participant.Counter();
@@ -139,16 +146,16 @@ public final class LargeMeeting {
             System.out.println("drops: " + Window.drops(platform));
             System.out.println("client errors: " + Participant.Errors.SEEN);
 
-            int violations = st.violations().size() + sf.violations().size() + af.violations().size()
+            int violations = st.violations().size() + (sf == null ? 0 : sf.violations().size()) + af.violations().size()
                     + stState.violations().size() + afState.violations().size();
-            int maxA = Math.max(Math.max(st.maxAudio(), sf.maxAudio()), Math.max(af.maxAudio(), Math.max(stState.maxAudio(), afState.maxAudio())));
-            int maxV = Math.max(Math.max(st.maxVideo(), sf.maxVideo()), Math.max(af.maxVideo(), Math.max(stState.maxVideo(), afState.maxVideo())));
+            int maxA = Math.max(Math.max(st.maxAudio(), sf == null ? 0 : sf.maxAudio()), Math.max(af.maxAudio(), Math.max(stState.maxAudio(), afState.maxAudio())));
+            int maxV = Math.max(Math.max(st.maxVideo(), sf == null ? 0 : sf.maxVideo()), Math.max(af.maxVideo(), Math.max(stState.maxVideo(), afState.maxVideo())));
             running.set(false);
             clock.join(2000);
             System.out.printf("large meeting: %d participants (%d with media, +%d storm joins), %.0f B/s signaling per participant steady,"
                             + " %.0f B/s storm (%.1f joins/s reached), max audio streams per receiver %d (N=%d),"
                             + " max videos per receiver %d (page %d), violations %d%n",
-                    n, residents.size(), joined, st.signalingBytesPerParticipant(), sf.signalingBytesPerParticipant(), reached,
+                    n, residents.size(), joined, st.signalingBytesPerParticipant(), sf == null ? 0 : sf.signalingBytesPerParticipant(), reached,
                     maxA, topN, maxV, pageSize, violations);
             for (Participant p : everyone) p.close();
         }
