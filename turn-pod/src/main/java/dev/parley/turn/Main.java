@@ -1,5 +1,6 @@
 package dev.parley.turn;
 
+import dev.parley.media.netty.NettyDefaults;
 import dev.parley.turn.config.TurnConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
