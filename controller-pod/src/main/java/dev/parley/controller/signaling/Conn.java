@@ -36,8 +36,8 @@ final class Conn {
     long snapshotRequiredForEpoch;
     /** {@code joined} was sent: volatile events may go out (they do not wait on {@link #tasks}). */
     volatile boolean live;
-    /** Volatile sends not yet written by the transport; above a bound new ones are dropped (they are stale). */
-    final java.util.concurrent.atomic.AtomicInteger volatileInFlight = new java.util.concurrent.atomic.AtomicInteger();
+    /** Volatile sends in the transport and waiting behind them (a slow reader loses the oldest waiting first). */
+    final VolatileOutbox volatileOutbox = new VolatileOutbox();
     /** Gets the paged roster (sticky: {@link PagedRoster}). */
     volatile boolean paged;
     /** The participants a paged socket watches (its {@code roster_page}). */

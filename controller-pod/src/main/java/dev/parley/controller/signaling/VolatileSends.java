@@ -13,15 +13,11 @@ import java.util.UUID;
 /**
  * Volatile events (speakers, quality, SFU hints, interest sets): encoded once per event and written straight to
  * each socket, not through its serial executor, so they never wait behind reliable events or a catch-up read from
- * the log. A socket that already has {@link #IN_FLIGHT} volatile messages not yet written by the transport (a slow
- * reader) loses new ones: by the time it could read them they would be stale (counted in
- * {@code parley_signaling_volatile_dropped_total}). Sent only after the socket's {@code joined}.
+ * the log. A slow reader's excess waits in its {@link VolatileOutbox}, which drops the oldest waiting messages first
+ * (counted in {@code parley_signaling_volatile_dropped_total}). Sent only after the socket's {@code joined}.
  */
 final class VolatileSends {
     private static final Logger LOG = LoggerFactory.getLogger(VolatileSends.class);
-    /** Volatile messages one socket may have queued in the transport before new ones are dropped. */
-    static final int IN_FLIGHT = 64;
-
     private final Counter dropped;
 
     VolatileSends(MeterRegistry meters) {
@@ -62,16 +58,28 @@ final class VolatileSends {
         if (!c.session.isOpen()) {
             return;
         }
-        if (c.volatileInFlight.incrementAndGet() > IN_FLIGHT) {
-            c.volatileInFlight.decrementAndGet();
+        VolatileOutbox.Offer offer = c.volatileOutbox.offer(text);
+        if (offer == VolatileOutbox.Offer.WAITS_OLDEST_DROPPED) {
             dropped.increment();
-            return;
         }
-        try {
-            c.session.sendAsync(text).whenComplete((r, t) -> c.volatileInFlight.decrementAndGet());
-        } catch (RuntimeException ex) {
-            c.volatileInFlight.decrementAndGet();
-            LOG.debug("volatile send failed: {}", ex.toString());
+        if (offer == VolatileOutbox.Offer.SEND_NOW) {
+            write(c, text);
+        }
+    }
+
+    /** Writes one message; when the write ends, the next waiting one of the socket goes (the same in-flight slot). */
+    private void write(Conn c, String text) {
+        for (String next = text; next != null; ) {
+            try {
+                c.session.sendAsync(next).whenComplete((r, t) -> {
+                    String following = c.volatileOutbox.completed();
+                    if (following != null) write(c, following);
+                });
+                return;
+            } catch (RuntimeException ex) {
+                LOG.debug("volatile send failed: {}", ex.toString());
+                next = c.volatileOutbox.completed();
+            }
         }
     }
 }
