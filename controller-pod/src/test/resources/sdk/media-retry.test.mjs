@@ -21,7 +21,7 @@ test('lease_in_doubt on a pending offer: the same offer goes again after the pau
   assert.equal(handled, true, 'handled by the media session, not turned into a new generation');
   assert.equal(sent.length, 0, 'not at once');
   await sleep(250);
-  assert.deepEqual(sent, [{ type: 'offer', transport: 'subscribe', sdp: 'v=0 sub' }]);
+  assert.deepEqual(sent, [{ type: 'offer', transport: 'subscribe', sdp: 'v=0 sub', slot_deltas: true }]);
 });
 
 test('no retry once the answer came, the session closed, or for other errors', async () => {

@@ -8,7 +8,7 @@ import { ApiClient } from '/sdk/api.js';
 import { parseCursor, compareCursor, CursorTracker } from '/sdk/cursor.js';
 import { CommandQueue, isNeverReplayed } from '/sdk/command-queue.js';
 import { canTransition, initialState, applyEvent, applySnapshot, Store } from '/sdk/state.js';
-import { mapSlots, diffSlots, slotsNeeded } from '/sdk/slots.js';
+import { mapSlots, diffSlots, slotsNeeded, deltaFits, applySlotDelta } from '/sdk/slots.js';
 import { SignalingClient } from '/sdk/signaling.js';
 import { qualityLevel, intervalLossPct, worseQuality } from '/sdk/quality.js';
 import { ParleyClient } from '/sdk/parley-client.js';
@@ -606,6 +606,29 @@ test('quality: levels from rtt and loss; worse of two views', () => {
   eq(intervalLossPct(null, { lost: 1, received: 1 }), null);
   eq(worseQuality('good', 'poor'), 'poor');
   eq(worseQuality('fair', 'unknown'), 'fair');
+});
+
+test('slots: a slot_delta applies on its base version; a lost one is a gap that asks for the whole map once', () => {
+  eq(deltaFits(7, { base: 7, version: 8 }), 'apply');
+  eq(deltaFits(8, { base: 7, version: 8 }), 'stale');
+  eq(deltaFits(7, { base: 8, version: 9 }), 'gap');
+  eq(applySlotDelta([{ mid: '0', participant_id: 'a' }, { mid: '1', participant_id: 'b' }],
+    [{ mid: '1', participant_id: null }, { mid: '2', participant_id: 'c' }]).map((x) => x.mid + x.participant_id), ['0a', '2c']);
+  const sent = [];
+  const seen = [];
+  const media = new MediaSession({ send: (m) => { sent.push(m); return true; }, onRemoteTrack: (r) => seen.push('+' + r.participantId),
+    onRemoteTrackRemoved: (r) => seen.push('-' + r.participantId), onNeedNewGeneration: () => {} });
+  media.sub = /** @type {any} */ ({ getTransceivers: () => ['0', '1'].map((mid) => ({ mid, receiver: { track: { kind: 'audio' } } })) });
+  media.handleMessage({ type: 'subscribed', slot_version: 7, slot_assignments: [{ mid: '0', participant_id: 'a', track_id: 'a:0' }] });
+  media.applySlotDelta({ base: 7, version: 8, changes: [{ mid: '0', participant_id: 'b', track_id: 'b:0', kind: 'audio' }] });
+  eq(seen, ['+a', '-a', '+b']);
+  media.applySlotDelta({ base: 9, version: 10, changes: [{ mid: '1', participant_id: 'c', track_id: 'c:0', kind: 'audio' }] });
+  media.applySlotDelta({ base: 10, version: 11, changes: [] });
+  eq(sent, [{ type: 'subscribe', tracks: [] }], 'one request for the whole map, nothing applied past the gap');
+  eq(seen.length, 3);
+  media.handleMessage({ type: 'subscribed', slot_version: 11, slot_assignments: [{ mid: '0', participant_id: 'b', track_id: 'b:0' }, { mid: '1', participant_id: 'c', track_id: 'c:0' }] });
+  eq(seen, ['+a', '-a', '+b', '+c']);
+  eq(media.slotVersion, 11);
 });
 
 // ------------------------------------------------------------------ media: real WebRTC in this page

@@ -3,7 +3,7 @@
 // transceivers (switching devices is a replaceTrack, no renegotiation). `subscribe` is offered with
 // recvonly slots and the answer's `slot_assignments` says which mid carries whose track.
 
-import { mapSlots, diffSlots, slotsNeeded } from './slots.js';
+import { mapSlots, diffSlots, slotsNeeded, deltaFits, wholeMapFits, applySlotDelta } from './slots.js';
 import { qualityLevel, intervalLossPct } from './quality.js';
 
 /** @typedef {'microphone'|'camera'|'screen'} Source */
@@ -94,6 +94,9 @@ export class MediaSession {
     /** @type {any} timer handle */ this.disconnectTimer = null;
     this.prevLoss = null;
     this.lastAssignments = null;
+    /** version of the slot map we hold (answers and `subscribed` say it; each applied `slot_delta` advances it) */
+    /** @type {number|null} */ this.slotVersion = null;
+    this.slotMapAskedAt = 0;
     /** source -> encodings the SFU asked us to send (dynacast): {rids, active:[bool], maxSpatialLayer, changes, at} */
     this.layerState = {};
     /** source -> sequence of the last publisher_layers applied */
@@ -160,6 +163,7 @@ export class MediaSession {
     });
     const msg = { type: 'offer', transport: kind, sdp: /** @type {RTCSessionDescription} */ (pc.localDescription).sdp };
     if (kind === 'publish') msg.sources = this.publishSources();
+    else msg.slot_deltas = true; // top-N moves reach us as the moved slots only (slot_delta), not the whole map
     if (!this.o.send(msg)) {
       const p = this.pendingAnswers.get(kind);
       clearTimeout(p.timer);
@@ -175,9 +179,10 @@ export class MediaSession {
     if (msg.type === 'answer') { this.#onAnswer(msg); return true; }
     if (msg.type === 'error' && msg.code === 'lease_in_doubt') { this.#retryOffer(msg); return true; }
     if (msg.type === 'subscribed' || msg.type === 'slot_assignments' || (msg.type === 'event' && msg.event?.type === 'slot_assignments')) {
-      this.applySlotAssignments(msg.slot_assignments ?? msg.event?.slot_assignments ?? msg.assignments);
+      this.applyWholeSlotMap(msg.slot_assignments ?? msg.event?.slot_assignments ?? msg.assignments, msg.slot_version);
       return true;
     }
+    if (msg.type === 'event' && msg.event?.type === 'slot_delta') { this.applySlotDelta(msg.event); return true; }
     if (msg.type === 'trickle' && msg.candidate) {
       const pc = msg.transport === 'publish' ? this.pub : this.sub;
       pc?.addIceCandidate(msg.candidate).catch(() => { /* late candidate for an old description */ });
@@ -199,6 +204,7 @@ export class MediaSession {
       if (this.closed || !pc?.localDescription || !this.pendingAnswers.has(kind)) return;
       const again = { type: 'offer', transport: kind, sdp: pc.localDescription.sdp };
       if (kind === 'publish') again.sources = this.publishSources();
+      else again.slot_deltas = true;
       this.o.send(again);
     }, wait);
   }
@@ -211,11 +217,39 @@ export class MediaSession {
     try {
       await pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp });
       this.o.timeline?.mark(kind === 'subscribe' ? 'answer_received' : 'publish_answer_received');
-      if (kind === 'subscribe' && msg.slot_assignments) this.applySlotAssignments(msg.slot_assignments);
+      if (kind === 'subscribe' && msg.slot_assignments) this.applyWholeSlotMap(msg.slot_assignments, msg.slot_version);
       if (pending) { clearTimeout(pending.timer); this.pendingAnswers.delete(kind); pending.resolve(); }
     } catch (e) {
       if (pending) { clearTimeout(pending.timer); this.pendingAnswers.delete(kind); pending.reject(e); }
     }
+  }
+
+  /**
+   * A whole slot map (answer, `subscribed`, an old server's notice) of version `version`: applied unless it is older
+   * than the map we hold (a delta overtook it).
+   */
+  applyWholeSlotMap(assignments, version) {
+    if (!wholeMapFits(this.slotVersion, version)) return;
+    if (version !== null && version !== undefined) this.slotVersion = Number(version);
+    this.applySlotAssignments(assignments);
+  }
+
+  /**
+   * A `slot_delta {base, version, changes}`: applied when made from the map we hold; a gap (a lost delta: volatile
+   * messages may be dropped) asks for the whole map — `subscribe` with no tracks changes nothing at the SFU and is
+   * answered `subscribed {slot_assignments, slot_version}` — at most once a second.
+   */
+  applySlotDelta(ev) {
+    const fit = deltaFits(this.slotVersion, ev);
+    if (fit === 'stale') return;
+    if (fit === 'gap') {
+      if (this.closed || Date.now() - this.slotMapAskedAt < 1000) return;
+      this.slotMapAskedAt = Date.now();
+      this.o.send({ type: 'subscribe', tracks: [] });
+      return;
+    }
+    this.slotVersion = Number(ev.version);
+    this.applySlotAssignments(applySlotDelta(this.lastAssignments, ev.changes));
   }
 
   /** Apply the SFU's mid -> remote track map and tell the UI what changed. */

@@ -602,7 +602,8 @@ export class ParleyClient {
       if (this.state.roster.paged) this.#watchSpeakers();
     }
     if (ev.type === 'interest') this.aoi.applyInterest(ev);
-    if (ev.type === 'slot_assignments' && this.media) this.media.applySlotAssignments(ev.slot_assignments ?? ev.assignments);
+    if (ev.type === 'slot_assignments' && this.media) this.media.applyWholeSlotMap(ev.slot_assignments ?? ev.assignments, ev.slot_version);
+    if (ev.type === 'slot_delta' && this.media) this.media.applySlotDelta(ev);
     if (ev.type === 'media_server_lost' && (this.media || this.retiring) && (!this.sfuPod || ev.detail === this.sfuPod)) this.newGeneration('media_server_lost', { detail: ev.detail });
     if (ev.type === 'new_generation_required') this.#onSignal({ ...ev, type: 'new_generation_required', sfu_pod: ev.sfu_pod ?? ev.detail });
     if (ev.type === 'recording_state') this.#followRecording();

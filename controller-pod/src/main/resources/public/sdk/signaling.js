@@ -13,7 +13,7 @@ const FATAL = new Set(['removed', 'participant_removed', 'banned', 'rejoin_forbi
 /**
  * @typedef {Object} SignalingOptions
  * @property {() => Promise<{url:string, ticket:string}>} getTicket  fresh endpoint + single-use ticket
- * @property {(msg:Object) => void} onMessage       every non-event message (answer, offer, slot_assignments, …)
+ * @property {(msg:Object) => void} onMessage       every non-event message (answer, offer, subscribed, …)
  * @property {(ev:Object, cursor:string|null) => void} onEvent   an event to apply, in order, exactly once (volatile events: cursor null)
  * @property {(msg:any) => void} [onRosterDelta]  a `roster_delta` to apply as one batch (else its events go to onEvent)
  * @property {(msg:any) => void} [onRosterSummary]  a `roster_summary` (paged roster: counts + the watched changes), in

@@ -80,6 +80,50 @@ export function diffSlots(prev, next) {
 }
 
 /**
+ * Slot map deltas (docs/api.md "Slot maps"): a client whose subscribe offer said `slot_deltas: true` gets top-N moves
+ * as `slot_delta {base, version, changes}`; whole maps (answer, `subscribed`) carry `slot_version`. Where a delta
+ * stands against the map we hold at `version`: 'apply' (made from our map), 'stale' (our map already has it: a whole
+ * map at or past its version came first) or 'gap' (one was lost: ask for the whole map).
+ * @param {number|null} version @param {{base:number, version:number}} delta @returns {'apply'|'stale'|'gap'}
+ */
+export function deltaFits(version, delta) {
+  const base = Number(delta?.base);
+  const next = Number(delta?.version);
+  if (!Number.isFinite(base) || !Number.isFinite(next)) return 'gap';
+  if (version !== null && version !== undefined && next <= version) return 'stale';
+  return base === version ? 'apply' : 'gap';
+}
+
+/**
+ * Whether a whole map of version `incoming` replaces ours (at `version`): not when it is older (it crossed a delta
+ * on the way); a map without a version (an older server) always does.
+ * @param {number|null} version @param {number|null|undefined} incoming
+ */
+export function wholeMapFits(version, incoming) {
+  return incoming === null || incoming === undefined || version === null || version === undefined || Number(incoming) >= version;
+}
+
+/**
+ * The server's assignment list after a delta: each change replaces its mid's entry; a change without
+ * participant_id empties the slot. Other slots are kept as they were.
+ * @param {SlotAssignment[]|Object<string, any>|null} assignments @param {SlotAssignment[]} changes
+ * @returns {SlotAssignment[]}
+ */
+export function applySlotDelta(assignments, changes) {
+  const list = Array.isArray(assignments)
+    ? assignments
+    : Object.entries(assignments || {}).map(([mid, v]) => ({ mid, ...(v || {}) }));
+  const byMid = new Map();
+  for (const a of list) if (a && a.mid !== undefined && a.mid !== null) byMid.set(String(a.mid), a);
+  for (const c of changes || []) {
+    if (!c || c.mid === undefined || c.mid === null) continue;
+    if (c.participant_id) byMid.set(String(c.mid), c);
+    else byMid.delete(String(c.mid));
+  }
+  return [...byMid.values()];
+}
+
+/**
  * How many recvonly slots of each kind to offer for a roster of `remoteCount` participants:
  * one camera per remote participant plus one video for a screen share, rounded up to a step so that a growing
  * roster does not renegotiate on every join. Audio: the meeting's top-N (`audioTopN`, the SFU forwards only the N

@@ -39,6 +39,8 @@ final class SfuInternalCalls {
     private final Set<String> screenAllowed = ConcurrentHashMap.newKeySet();
     /** The meeting setting {@code audio_top_n} sent with each transport (null: not sent). */
     private volatile Integer audioTopN;
+    /** Participants whose subscribe transport requests say {@code slot_deltas: true}. */
+    private final Set<String> slotDeltas = ConcurrentHashMap.newKeySet();
 
     /**
      * @param port   the SFU's internal port, read per call (the server may be restarted between tests)
@@ -87,12 +89,25 @@ final class SfuInternalCalls {
                 .put("sdp_offer", offer);
         if (eventsUrl != null) body.put("events_url", eventsUrl);
         if (audioTopN != null) body.put("audio_top_n", audioTopN);
+        if (slotDeltas.contains(pid) && kind.equals("subscribe")) body.put("slot_deltas", true);
         if (sources != null) {
             var arr = body.putArray("sources");
             sources.forEach((mid, source) -> arr.addObject().put("mid", mid).put("source", source));
         }
         body.set("grant", grant(pid, true));
         return call("POST", "/internal/v1/transports", body, 200);
+    }
+
+    /** The participant's subscribe transport requests ask for {@code slot_delta} notices from now on. */
+    void readsSlotDeltas(String pid) {
+        slotDeltas.add(pid);
+    }
+
+    /** {@code PUT .../subscriptions} naming no track: changes nothing, answers the whole slot map and its version. */
+    JsonNode currentSlotMap(String meeting, String pid) {
+        ObjectNode body = json.createObjectNode().put("controller_epoch", EPOCH);
+        body.putArray("tracks");
+        return call("PUT", "/internal/v1/meetings/" + meeting + "/participants/" + pid + "/subscriptions", body, 200);
     }
 
     /** Sends {@code audio_top_n} (the meeting's top-N audio) with every later transport request. */

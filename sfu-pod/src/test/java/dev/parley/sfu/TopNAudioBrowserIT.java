@@ -101,6 +101,8 @@ class TopNAudioBrowserIT {
     private final ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor();
     /** slot_assignments events as they arrive: receipt time (System.nanoTime) and body. */
     private final Queue<Object[]> assignments = new ConcurrentLinkedQueue<>();
+    /** slot_delta events as they arrive. */
+    private final Queue<JsonNode> deltas = new ConcurrentLinkedQueue<>();
     private com.sun.net.httpserver.HttpServer eventSink;
     private SfuServer sfu;
     private SfuInternalCalls internal;
@@ -122,6 +124,7 @@ class TopNAudioBrowserIT {
                 long at = System.nanoTime();
                 JsonNode e = json.readTree(ex.getRequestBody());
                 if ("slot_assignments".equals(e.path("type").asText())) assignments.add(new Object[]{at, e});
+                if ("slot_delta".equals(e.path("type").asText())) deltas.add(e);
                 ex.sendResponseHeaders(204, -1);
             }
         });
@@ -211,6 +214,129 @@ class TopNAudioBrowserIT {
             speakersCtx.close();
             listenerCtx.close();
         }
+    }
+
+    /**
+     * Slot map deltas (docs/internal-api.md "Top-N audio"): two listeners of the same speakers, {@code d} whose
+     * subscribe transport asked for {@code slot_deltas} and {@code w} whose did not. When a slot moves to a new
+     * speaker, {@code d} gets a {@code slot_delta} of that one slot chained on its answer's {@code slot_version}
+     * ({@code base} → {@code version}) and never a whole map; {@code w} gets the whole map as before and never a
+     * delta. The map {@code d} rebuilds from its answer and the deltas is the SFU's, and the whole map a client asks
+     * for after a gap ({@code subscriptions} naming no track) is that map at the last delta's version.
+     */
+    @Test
+    void aListenerThatReadsDeltasGetsTheMovedSlotOnAVersionChainAndOneThatDoesNotTheWholeMap() throws Exception {
+        String meeting = "m-" + UUID.randomUUID();
+        String events = "http://127.0.0.1:" + eventSink.getAddress().getPort() + "/events";
+        internal.audioTopN(2);
+        internal.readsSlotDeltas("d");
+        BrowserContext speakersCtx = chromium.newContext(), listenerCtx = chromium.newContext();
+        try {
+            Page speakers = speakersCtx.newPage();
+            speakers.navigate(web.url("/topn.html"));
+            double[] gains = {LOUD, SPEECH, QUIET};
+            for (int i = 0; i < gains.length; i++) {
+                String name = "s" + (i + 1);
+                String offer = (String) speakers.evaluate("([n, f, g]) => speaker(n, f, g)", List.of(name, 300 + 100 * i, gains[i]));
+                JsonNode r = internal.createTransport(meeting, name, "publish", offer, events);
+                speakers.evaluate("([n, sdp]) => answer(n, sdp)", List.of(name, r.get("sdp_answer").asText()));
+            }
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(300)).untilAsserted(() ->
+                    assertThat(((Number) speakers.evaluate("(n) => sending(n)", "s1")).doubleValue()).isGreaterThan(0.3));
+            Page listeners = listenerCtx.newPage();
+            listeners.navigate(web.url("/topn.html"));
+            Map<String, JsonNode> answers = new HashMap<>();
+            for (String l : List.of("d", "w")) {
+                String offer = (String) listeners.evaluate("([n, k]) => listener(n, k)", List.of(l, 2));
+                JsonNode sub = internal.createTransport(meeting, l, "subscribe", offer, events);
+                listeners.evaluate("([n, sdp]) => answer(n, sdp)", List.of(l, sub.get("sdp_answer").asText()));
+                answers.put(l, sub);
+            }
+            assertThat(answers.get("d").path("slot_version").isIntegralNumber()).as("%s", answers.get("d")).isTrue();
+
+            // s1 and s2 are held; s2 stops, and after its release s3 starts: one slot of each listener moves to s3
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300)).untilAsserted(() -> {
+                assertThat(owners(chain(meeting, answers.get("d"))).values()).containsExactlyInAnyOrder("s1", "s2");
+                assertThat(owners(whole(meeting, "w", answers.get("w"))).values()).containsExactlyInAnyOrder("s1", "s2");
+            });
+            speakers.evaluate("([n, g]) => setGain(n, g)", List.of("s2", QUIET));
+            Thread.sleep(2_500);
+            speakers.evaluate("([n, g]) => setGain(n, g)", List.of("s3", LOUD));
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+                assertThat(owners(chain(meeting, answers.get("d"))).values()).containsExactlyInAnyOrder("s1", "s3");
+                assertThat(owners(whole(meeting, "w", answers.get("w"))).values()).containsExactlyInAnyOrder("s1", "s3");
+            });
+
+            List<JsonNode> dDeltas = of(deltas, meeting, "d");
+            assertThat(dDeltas).as("d got slot_delta notices").isNotEmpty();
+            assertThat(of(deltas, meeting, "w")).as("w did not ask for deltas").isEmpty();
+            List<JsonNode> dWhole = new java.util.ArrayList<>();
+            for (Object[] a : assignments) if (meeting.equals(((JsonNode) a[1]).path("meeting_id").asText())
+                    && "d".equals(((JsonNode) a[1]).path("participant_id").asText())) dWhole.add((JsonNode) a[1]);
+            assertThat(dWhole).as("d never gets the whole map as a notice").isEmpty();
+            JsonNode move = dDeltas.getLast().path("data");
+            assertThat(move.path("changes")).as("only the moved slot: %s", move).hasSize(1);
+            assertThat(move.path("changes").get(0).path("participant_id").asText()).isEqualTo("s3");
+            assertThat(move.path("version").asLong()).isEqualTo(move.path("base").asLong() + 1);
+            JsonNode wMove = null;
+            for (Object[] a : assignments) if (meeting.equals(((JsonNode) a[1]).path("meeting_id").asText())
+                    && "w".equals(((JsonNode) a[1]).path("participant_id").asText())) wMove = ((JsonNode) a[1]).path("data");
+            assertThat(wMove.path("slot_assignments")).as("w: the whole map").hasSize(2);
+            int deltaBytes = json.writeValueAsBytes(move).length, wholeBytes = json.writeValueAsBytes(wMove).length;
+            assertThat(deltaBytes).as("delta %s vs whole %s", move, wMove).isLessThan(wholeBytes);
+
+            // after a gap the client asks for the whole map: it is the chained map, at the last delta's version
+            JsonNode current = internal.currentSlotMap(meeting, "d");
+            assertThat(current.path("slot_version").asLong()).isEqualTo(move.path("version").asLong());
+            assertThat(owners(current.path("slot_assignments"))).isEqualTo(owners(chain(meeting, answers.get("d"))));
+            System.out.printf("slot deltas: d's move notice %d B (%s), w's whole map %d B; chain %d deltas from version %d%n",
+                    deltaBytes, move, wholeBytes, dDeltas.size(), answers.get("d").path("slot_version").asLong());
+        } finally {
+            speakersCtx.close();
+            listenerCtx.close();
+        }
+    }
+
+    /** The map a delta-reading client holds: its answer's map, then each delta in version order, checking the chain. */
+    private JsonNode chain(String meeting, JsonNode answer) {
+        Map<String, JsonNode> byMid = new java.util.TreeMap<>();
+        for (JsonNode a : answer.path("slot_assignments")) byMid.put(a.path("mid").asText(), a);
+        long version = answer.path("slot_version").asLong();
+        List<JsonNode> ds = of(deltas, meeting, "d");
+        ds.sort(java.util.Comparator.comparingLong(e -> e.path("data").path("base").asLong()));
+        for (JsonNode e : ds) {
+            JsonNode d = e.path("data");
+            assertThat(d.path("base").asLong()).as("the chain from the answer has no gap: %s", ds).isEqualTo(version);
+            for (JsonNode c : d.path("changes")) {
+                if (c.path("participant_id").isNull()) byMid.remove(c.path("mid").asText());
+                else byMid.put(c.path("mid").asText(), c);
+            }
+            version = d.path("version").asLong();
+        }
+        return json.valueToTree(byMid.values());
+    }
+
+    /** The last whole map a whole-map client holds: its answer's, or the latest slot_assignments notice. */
+    private JsonNode whole(String meeting, String pid, JsonNode answer) {
+        JsonNode last = answer.path("slot_assignments");
+        for (Object[] a : assignments) {
+            JsonNode e = (JsonNode) a[1];
+            if (meeting.equals(e.path("meeting_id").asText()) && pid.equals(e.path("participant_id").asText())) last = e.path("data").path("slot_assignments");
+        }
+        return last;
+    }
+
+    private static List<JsonNode> of(Queue<JsonNode> events, String meeting, String pid) {
+        List<JsonNode> out = new java.util.ArrayList<>();
+        for (JsonNode e : events) if (meeting.equals(e.path("meeting_id").asText()) && pid.equals(e.path("participant_id").asText())) out.add(e);
+        return out;
+    }
+
+    /** mid → participant of a map's audio slots. */
+    private static Map<String, String> owners(JsonNode map) {
+        Map<String, String> out = new java.util.TreeMap<>();
+        for (JsonNode s : map) if ("audio".equals(s.path("kind").asText())) out.put(s.path("mid").asText(), s.path("participant_id").asText());
+        return out;
     }
 
     // ------------------------------------------------------------------ helpers

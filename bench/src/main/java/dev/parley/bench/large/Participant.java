@@ -53,8 +53,14 @@ final class Participant {
     final SlotReceiver receiver;
     /** Publisher ids whose camera is on this participant's page (watched), and the other cameras (not watched). */
     Set<String> page = Set.of();
-    /** mid → participant id of the slot's track, as the server last said (answer, subscribed, slot_assignments). */
+    /**
+     * mid → participant id of the slot's track, as the server last said: whole maps (answer, subscribed) and the
+     * {@code slot_delta}s this client opted in to, applied on the version chain (docs/api.md "Slot maps").
+     */
     final Map<String, String> slotOwner = new ConcurrentHashMap<>();
+    /** Version of {@link #slotOwner} (-1: none yet); a delta applies only on the version it names as its base. */
+    private long slotVersion = -1;
+    private long slotMapAskedNanos;
     volatile long subscribedAt;
     private final Map<String, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
     private CompletableFuture<?> chain = CompletableFuture.completedFuture(null);
@@ -92,7 +98,7 @@ final class Participant {
             publisher.transport = pt;
         }
         ClientTransport st = new ClientTransport(receiver);
-        String sdp = offer("subscribe", receiver.offer(st), null);
+        String sdp = offer("subscribe", receiver.offer(st), null);   // offer() opts in to slot_delta
         receiver.answer(sdp);
         st.connect(sdp);
         receiver.transport = st;
@@ -117,6 +123,7 @@ final class Participant {
     private String offer(String transport, String sdp, String source) throws Exception {
         ObjectNode m = Api.JSON.createObjectNode().put("type", "offer").put("transport", transport).put("sdp", sdp);
         if (source != null) m.putArray("sources").addObject().put("mid", publisher.video ? "1" : "0").put("source", source);
+        if (transport.equals("subscribe")) m.put("slot_deltas", true);
         for (int attempt = 0; ; attempt++) {
             CompletableFuture<JsonNode> answer = expect("answer:" + transport);
             send(m);
@@ -180,7 +187,7 @@ final class Participant {
         c.bytesByType.computeIfAbsent(type, k -> new LongAdder()).add(len);
         switch (type) {
             case "joined" -> complete("joined", text);
-            case "answer", "subscribed", "error", "event~slot_assignments", "event~publisher_layers" -> handle(type, text);
+            case "answer", "subscribed", "error", "event~slot_assignments", "event~slot_delta", "event~publisher_layers" -> handle(type, text);
             default -> { }
         }
     }
@@ -194,14 +201,15 @@ final class Participant {
         }
         switch (type) {
             case "answer" -> {
-                slots(n.path("slot_assignments"));
+                if (n.path("transport").asText().equals("subscribe")) slots(n.path("slot_assignments"), n.get("slot_version"));
                 complete("answer:" + n.path("transport").asText(), n);
             }
             case "subscribed" -> {
-                slots(n.path("slot_assignments"));
+                slots(n.path("slot_assignments"), n.get("slot_version"));
                 complete("subscribed", n);
             }
-            case "event~slot_assignments" -> slots(n.path("event").path("slot_assignments"));
+            case "event~slot_assignments" -> slots(n.path("event").path("slot_assignments"), null);
+            case "event~slot_delta" -> delta(n.path("event"));
             case "event~publisher_layers" -> {
                 MediaPublisher p = publisher;
                 JsonNode a = n.path("event").path("active_layers");
@@ -218,10 +226,42 @@ final class Participant {
         }
     }
 
-    private void slots(JsonNode list) {
+    /** A whole map; one older than the map held (a delta overtook it) is not applied. */
+    private synchronized void slots(JsonNode list, JsonNode version) {
         if (!list.isArray()) return;
+        if (version != null && version.isNumber()) {
+            if (version.asLong() < slotVersion) return;
+            slotVersion = version.asLong();
+        }
         slotOwner.clear();
         for (JsonNode s : list) slotOwner.put(s.path("mid").asText(), s.path("participant_id").asText());
+    }
+
+    /**
+     * A {@code slot_delta}: applied when made from the map held; already held → ignored; a gap (a lost delta) asks
+     * for the whole map ({@code subscribe} with no tracks → {@code subscribed}), at most once a second, and is counted.
+     */
+    private synchronized void delta(JsonNode ev) {
+        long base = ev.path("base").asLong(-2), version = ev.path("version").asLong(-2);
+        if (slotVersion >= 0 && version <= slotVersion) return;
+        if (base != slotVersion || slotVersion < 0) {
+            long gaps = Errors.count("slot_map_gap");
+            if (gaps <= 3) System.out.println("participant " + index + ": slot_delta " + base + "→" + version + " on map " + slotVersion + ": whole map asked (gap " + gaps + ")");
+            long now = System.nanoTime();
+            if (now - slotMapAskedNanos > 1_000_000_000L) {
+                slotMapAskedNanos = now;
+                ObjectNode m = Api.JSON.createObjectNode().put("type", "subscribe");
+                m.putArray("tracks");
+                sendText(m.toString());
+            }
+            return;
+        }
+        for (JsonNode c : ev.path("changes")) {
+            String mid = c.path("mid").asText(), owner = c.path("participant_id").asText("");
+            if (owner.isEmpty()) slotOwner.remove(mid);
+            else slotOwner.put(mid, owner);
+        }
+        slotVersion = version;
     }
 
     private void complete(String key, Object value) {

@@ -30,6 +30,8 @@ import java.util.function.Consumer;
 /**
  * The owner's media relay: an {@code offer} becomes a transport at the socket's SFU (with the participant's current
  * grant and a fresh single-use ticket), a {@code subscribe} a subscription update there; no database on this path.
+ * A subscribe offer's {@code slot_deltas: true} goes with the transport request (the SFU then tells top-N moves as
+ * {@code slot_delta}); answers and {@code subscribed} carry the map's {@code slot_version}.
  * Serves this pod's sockets and, through {@link OwnerRelay}, sockets on other pods.
  */
 @Singleton
@@ -123,7 +125,8 @@ public final class MediaRelay {
                 c.generation(), sfu.pod(), c.deviceKey(), TicketSigner.MAX_LIFETIME);
         CreateTransportRequest req = new CreateTransportRequest(c.meetingId().toString(), c.participantId().toString(),
                 c.generation(), c.epoch(), kind, ticket.token(), sdp, grant, cfg.publicUrl() + "/internal/v1/sfu-events",
-                sources, settings.audioTopN(c.meetingId()));
+                sources, settings.audioTopN(c.meetingId()),
+                kind == TransportKind.SUBSCRIBE && msg.path("slot_deltas").asBoolean(false) ? Boolean.TRUE : null);
         var res = sfus.createTransport(sfu.internalUrl(), req).join();
         if (res.refused()) {
             // the SFU process is gone: this client and everyone else on it move now (new generation)
@@ -143,6 +146,7 @@ public final class MediaRelay {
         answer.put("sdp", res.body().sdpAnswer());
         answer.set("slot_assignments", JsonBody.JSON.valueToTree(res.body().slotAssignments() == null ? List.of()
                 : res.body().slotAssignments()));
+        if (res.body().slotVersion() != null) answer.put("slot_version", res.body().slotVersion());
         out.accept(answer);
         return true;
     }
@@ -193,6 +197,7 @@ public final class MediaRelay {
         ObjectNode done = Replies.typed("subscribed");
         done.set("slot_assignments", JsonBody.JSON.valueToTree(res.body().slotAssignments() == null ? List.of()
                 : res.body().slotAssignments()));
+        if (res.body().slotVersion() != null) done.put("slot_version", res.body().slotVersion());
         out.accept(done);
     }
 }

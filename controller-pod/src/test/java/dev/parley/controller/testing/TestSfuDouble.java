@@ -18,6 +18,7 @@ import dev.parley.platform.internal.CreateTransportRequest;
 import dev.parley.platform.internal.CreateTransportResponse;
 import dev.parley.platform.internal.InternalError;
 import dev.parley.platform.internal.UpdateSubscriptionsRequest;
+import dev.parley.platform.internal.TransportKind;
 import dev.parley.platform.internal.UpdateSubscriptionsResponse;
 import dev.parley.platform.ticket.ConnectTicketClaims;
 import dev.parley.platform.ticket.TicketRejectedException;
@@ -73,6 +74,8 @@ public final class TestSfuDouble implements AutoCloseable {
     /** Transport requests with a valid ticket and grant, and subscription updates, as received (newest last). */
     public final List<CreateTransportRequest> transportRequests = new CopyOnWriteArrayList<>();
     public final List<UpdateSubscriptionsRequest> subscriptionRequests = new CopyOnWriteArrayList<>();
+    /** The slot map version subscribe answers and subscription updates report (as the SFU's {@code slot_version}). */
+    public volatile long slotVersion = 1_000;
 
     public record Held(Grant grant, long expiresAtNanos) {
         public boolean valid() {
@@ -201,7 +204,7 @@ public final class TestSfuDouble implements AutoCloseable {
                 ex.sendResponseHeaders(204, -1);
             } else if (path.endsWith("/subscriptions") && method.equals("PUT")) {
                 subscriptionRequests.add(json.readValue(body, UpdateSubscriptionsRequest.class));
-                send(ex, 200, new UpdateSubscriptionsResponse(List.of()));
+                send(ex, 200, new UpdateSubscriptionsResponse(List.of(), slotVersion));
             } else {
                 send(ex, 404, new InternalError("not_found", null, null));
             }
@@ -262,7 +265,8 @@ public final class TestSfuDouble implements AutoCloseable {
         transportsCreated.incrementAndGet();
         transportRequests.add(r);
         send(ex, 200, new CreateTransportResponse("t-" + transportsCreated.get(),
-                "v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=test-double\r\nt=0 0\r\n", List.of()));
+                "v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=test-double\r\nt=0 0\r\n", List.of(),
+                r.kind() == TransportKind.SUBSCRIBE ? slotVersion : null));
     }
 
     private void send(HttpExchange ex, int status, Object body) throws IOException {

@@ -14,6 +14,8 @@ import java.util.List;
  * {@code sources} (publish only, optional): what each m-section carries ({@link PublishSource}); an m-section
  * not named is a camera (video) or microphone (audio). {@code audio_top_n} (optional): the meeting's top-N audio
  * setting, how many speakers each receiver's audio slots carry (absent: the SFU keeps what it has, default 3).
+ * {@code slot_deltas} (subscribe only, optional): the client reads {@code slot_delta} notices, so top-N moves reach
+ * it as the moved slots only, not the whole slot map (absent or false: whole maps, as before).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
@@ -21,19 +23,27 @@ import java.util.List;
 public record CreateTransportRequest(String meetingId, String participantId, long transportGeneration,
                                      long controllerEpoch, TransportKind kind, String connectTicket,
                                      String sdpOffer, Grant grant, String eventsUrl, List<PublishSource> sources,
-                                     Integer audioTopN) {
+                                     Integer audioTopN, Boolean slotDeltas) {
+    public CreateTransportRequest(String meetingId, String participantId, long transportGeneration,
+                                  long controllerEpoch, TransportKind kind, String connectTicket,
+                                  String sdpOffer, Grant grant, String eventsUrl, List<PublishSource> sources,
+                                  Integer audioTopN) {
+        this(meetingId, participantId, transportGeneration, controllerEpoch, kind, connectTicket, sdpOffer, grant,
+                eventsUrl, sources, audioTopN, null);
+    }
+
     public CreateTransportRequest(String meetingId, String participantId, long transportGeneration,
                                   long controllerEpoch, TransportKind kind, String connectTicket,
                                   String sdpOffer, Grant grant, String eventsUrl, List<PublishSource> sources) {
         this(meetingId, participantId, transportGeneration, controllerEpoch, kind, connectTicket, sdpOffer, grant,
-                eventsUrl, sources, null);
+                eventsUrl, sources, null, null);
     }
 
     public CreateTransportRequest(String meetingId, String participantId, long transportGeneration,
                                   long controllerEpoch, TransportKind kind, String connectTicket,
                                   String sdpOffer, Grant grant, String eventsUrl) {
         this(meetingId, participantId, transportGeneration, controllerEpoch, kind, connectTicket, sdpOffer, grant,
-                eventsUrl, null, null);
+                eventsUrl, null, null, null);
     }
 
     @Override

@@ -41,11 +41,18 @@ public record SfuEvent(String type, String meetingId, String participantId, long
      * map as in a transport answer. Targeted at {@code participant_id}.
      */
     public static final String SLOT_ASSIGNMENTS = "slot_assignments";
+    /**
+     * The same, to a client whose subscribe transport asked for {@code slot_deltas}: only the slots that moved.
+     * Data {@code {sequence, base, version, changes: [{mid, participant_id, track_id, kind, source}]}}, an emptied
+     * slot as {@code {mid, participant_id: null}}; it applies to the map of version {@code base} and makes it
+     * {@code version} (docs/internal-api.md "Top-N audio"). Targeted at {@code participant_id}.
+     */
+    public static final String SLOT_DELTA = "slot_delta";
 
     /** Events meant for {@code participant_id}'s own client only (not the whole meeting). */
     @JsonIgnore
     public boolean targeted() {
         return PUBLISHER_LAYERS.equals(type) || SUBSCRIPTION_PAUSED.equals(type) || SUBSCRIPTION_RESUMED.equals(type)
-                || QUALITY.equals(type) || SLOT_ASSIGNMENTS.equals(type);
+                || QUALITY.equals(type) || SLOT_ASSIGNMENTS.equals(type) || SLOT_DELTA.equals(type);
     }
 }

@@ -200,8 +200,10 @@ public final class InternalApi implements AutoCloseable {
                 UpdateSubscriptionsRequest req = RequestBodies.updateSubscriptions(tree(ex));
                 ApiMdc.put(mid, pid, req.controllerEpoch());
                 Router router = existing(mid);
-                var slots = router.call(() -> router.control().updateSubscriptions(mid, pid, req.controllerEpoch(), req.tracks()));
-                send(ex, 200, new UpdateSubscriptionsResponse(slots));
+                UpdateSubscriptionsResponse res = router.call(() -> new UpdateSubscriptionsResponse(
+                        router.control().updateSubscriptions(mid, pid, req.controllerEpoch(), req.tracks()),
+                        router.control().slotVersion(mid, pid)));
+                send(ex, 200, res);
                 return;
             }
         }
@@ -233,11 +235,16 @@ public final class InternalApi implements AutoCloseable {
         }
         boolean publish = req.kind() == TransportKind.PUBLISH;
         Router router = workers.workerFor(req.meetingId()).router();
-        MeetingControl.TransportResult r = router.call(() -> router.control().createTransport(req.meetingId(), req.participantId(),
-                req.transportGeneration(), req.controllerEpoch(), publish, req.sdpOffer(), req.grant(), req.eventsUrl(),
-                req.sources(), req.audioTopN()));
+        MeetingControl.TransportResult r = router.call(() -> {
+            var made = router.control().createTransport(req.meetingId(), req.participantId(),
+                    req.transportGeneration(), req.controllerEpoch(), publish, req.sdpOffer(), req.grant(), req.eventsUrl(),
+                    req.sources(), req.audioTopN());
+            if (!publish) router.control().readsSlotDeltas(req.meetingId(), req.participantId(), Boolean.TRUE.equals(req.slotDeltas()));
+            return made;
+        });
         LOG.info("transport {} created: {}", r.transportId(), publish ? "publish" : "subscribe");
-        send(ex, 200, new CreateTransportResponse(r.transportId(), r.answer(), publish ? null : r.slots()));
+        send(ex, 200, publish ? new CreateTransportResponse(r.transportId(), r.answer(), null)
+                : new CreateTransportResponse(r.transportId(), r.answer(), r.slots(), r.slotVersion()));
     }
 
     /**

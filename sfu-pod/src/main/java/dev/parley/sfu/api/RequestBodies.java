@@ -73,8 +73,9 @@ final class RequestBodies {
         JsonNode topN = n.get("audio_top_n");
         Integer audioTopN = topN == null || topN.isNull() ? null
                 : (int) integer(n, "audio_top_n", "", 1, TopNAudioSelector.MAX_N);
+        boolean slotDeltas = optionalBool(n, "slot_deltas", "", false);
         return new CreateTransportRequest(meeting, participant, generation, epoch, kind, ticket, offer, grant, eventsUrl,
-                sources, audioTopN);
+                sources, audioTopN, slotDeltas);
     }
 
     static UpdateSubscriptionsRequest updateSubscriptions(JsonNode n) {

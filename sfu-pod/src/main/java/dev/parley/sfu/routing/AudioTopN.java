@@ -1,5 +1,6 @@
 package dev.parley.sfu.routing;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.platform.internal.SfuEvent;
@@ -15,7 +16,8 @@ import java.util.List;
  * loudest speakers plus the ones it pinned. {@link TopNAudioSelector} decides who is held from the audio levels,
  * {@link AudioSlotPlan} which speaker each receiver's slot carries; this class moves the slots' tracks accordingly
  * (a slot that changes speaker keeps its SSRC and continues its sequence numbers and timestamps: {@link Slot#switchTo})
- * and tells the receiver's client with a {@code slot_assignments} event. Media thread only.
+ * and tells the receiver's client with a {@code slot_assignments} event (the whole map) or, if it reads deltas, a
+ * {@code slot_delta} of the moved slots ({@link SlotNotice}). Media thread only.
  */
 final class AudioTopN {
     /** Level assumed for packets of a track without the audio-level extension: just "speech", never louder. */
@@ -138,6 +140,21 @@ final class AudioTopN {
     }
 
     private void moveSlots(Participant sub, List<Slot> audio, String[] next, EventPublisher events, boolean notify) {
+        boolean tell = notify && sub.subscribe != null && sub.subscribeEventsUrl != null;
+        ObjectNode notice = move(sub, audio, next, tell);
+        if (notice != null) {
+            events.publish(sub.subscribeEventsUrl, sub.slotDeltas ? SfuEvent.SLOT_DELTA : SfuEvent.SLOT_ASSIGNMENTS,
+                    meeting.id, sub.id, sub.subscribeGeneration, notice);
+        }
+    }
+
+    /**
+     * Moves {@code sub}'s audio slots onto the speakers {@code next} names; any move advances its slot version. With
+     * {@code tell}, returns what its client is told when anything moved (null when nothing did): the moved slots
+     * only ({@link SlotNotice#delta}) if it reads deltas, else the whole map as before.
+     */
+    ObjectNode move(Participant sub, List<Slot> audio, String[] next, boolean tell) {
+        ArrayNode changes = null;
         boolean moved = false;
         for (int i = 0; i < next.length; i++) {
             Slot s = audio.get(i);
@@ -146,16 +163,15 @@ final class AudioTopN {
             if (s.track != null) { s.track.slots.remove(s); s.detach(); }
             if (want != null) { s.attach(want); want.slots.add(s); }
             moved = true;
-        }
-        if (moved && notify && sub.subscribe != null) {
-            ObjectNode data = JsonNodeFactory.instance.objectNode().put("sequence", ++sequence);
-            var list = data.putArray("slot_assignments");
-            for (var a : MeetingControl.assignments(sub)) {
-                list.addObject().put("mid", a.mid()).put("participant_id", a.participantId()).put("track_id", a.trackId())
-                        .put("kind", a.kind()).put("source", a.source());
+            if (tell && sub.slotDeltas) {
+                if (changes == null) changes = JsonNodeFactory.instance.arrayNode();
+                SlotNotice.entry(changes, s);
             }
-            events.publish(sub.subscribeEventsUrl, SfuEvent.SLOT_ASSIGNMENTS, meeting.id, sub.id, sub.subscribeGeneration, data);
         }
+        if (!moved) return null;
+        long base = sub.slotVersion++;
+        if (!tell) return null;
+        return sub.slotDeltas ? SlotNotice.delta(++sequence, base, sub.slotVersion, changes) : SlotNotice.whole(++sequence, sub);
     }
 
     /** The participant's published audio track, or null. */

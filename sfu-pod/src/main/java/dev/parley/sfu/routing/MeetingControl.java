@@ -28,7 +28,8 @@ import java.util.UUID;
  * API enters through {@link Router#call}); refusals are {@link ControlException}s, which the API maps to HTTP.
  */
 public final class MeetingControl {
-    public record TransportResult(String transportId, String answer, List<SlotAssignment> slots) {}
+    /** A transport's answer; for subscribe its slot map and that map's version (docs/internal-api.md "Top-N audio"). */
+    public record TransportResult(String transportId, String answer, List<SlotAssignment> slots, long slotVersion) {}
 
     private final Router router;
 
@@ -98,7 +99,7 @@ public final class MeetingControl {
             applyPublishPlan(p, r.media(), eventsUrl, generation);
         }
         else applySubscribePlan(p, r.media());
-        return new TransportResult(t.id(), r.answer(), publish ? List.of() : assignments(p));
+        return new TransportResult(t.id(), r.answer(), publish ? List.of() : assignments(p), p.slotVersion);
     }
 
     private void applyPublishPlan(Participant p, List<MediaPlan> plans, String eventsUrl, long generation) {
@@ -379,6 +380,23 @@ public final class MeetingControl {
         if (p.publish != null || p.subscribe != null || m.grants.get(p.id).live(now)) return false;
         for (PublishedTrack t : p.tracksByMid.values()) if (t.upstream != null) return false;
         return true;
+    }
+
+    /**
+     * Whether the participant's client reads {@code slot_delta} notices (its subscribe transport request's
+     * {@code slot_deltas}); each subscribe request says it again. Unknown participants are ignored.
+     */
+    public void readsSlotDeltas(String meetingId, String participantId, boolean deltas) {
+        Meeting m = router.meetings.get(meetingId);
+        Participant p = m == null ? null : m.participants.get(participantId);
+        if (p != null) p.slotDeltas = deltas;
+    }
+
+    /** The version of the participant's slot map as {@link #updateSubscriptions} just returned it (0: unknown). */
+    public long slotVersion(String meetingId, String participantId) {
+        Meeting m = router.meetings.get(meetingId);
+        Participant p = m == null ? null : m.participants.get(participantId);
+        return p == null ? 0 : p.slotVersion;
     }
 
     public List<SlotAssignment> updateSubscriptions(String meetingId, String participantId, long epoch, List<TrackSubscription> tracks) {

@@ -40,6 +40,14 @@ public final class Participant {
     int midExtId, ridExtId, repairedRidExtId;
     /** Subscribe slots in offer order. */
     final List<Slot> slots = new ArrayList<>();
+    /** The client reads {@code slot_delta} notices (its subscribe transport request said {@code slot_deltas}). */
+    boolean slotDeltas;
+    /**
+     * Version of the slot map (docs/internal-api.md "Top-N audio"): +1 whenever top-N moves an audio slot; answers
+     * carry it, a {@code slot_delta} names the version it applies to. It starts from the clock (µs) so that a new
+     * participant object (a new SFU, a rejoin) keeps growing past what the client held.
+     */
+    long slotVersion = System.currentTimeMillis() * 1000;
     /** Requested tile sizes per track id (from the controller). */
     final Map<String, int[]> wanted = new HashMap<>();
     /** Track ids this subscriber pinned ({@code subscribe} entries with {@code pinned: true}). */

@@ -176,6 +176,7 @@ class MalformedBodyApiTest {
         ObjectNode nullSource = n.deepCopy();
         nullSource.putArray("sources").addNull();
         badRequest("POST", path, nullSource.toString(), "sources[0]");
+        badRequest("POST", path, n.deepCopy().put("slot_deltas", "yes").toString(), "slot_deltas");
         assertThat(state()).doesNotContain("\"t1\"");
         // none of them used the ticket up
         HttpResponse<String> ok = call("POST", path, n.toString());
