@@ -181,13 +181,13 @@ class PagedRosterIT {
         }
     }
 
-    /** Volatile {@code transport_connected} hints one socket receives within {@code millis}, by participant (detail). */
-    private static List<String> connectedHints(WsClient w, long millis) throws InterruptedException {
+    /** Volatile {@code type} hints one socket receives within {@code millis}, by participant (detail). */
+    private static List<String> hints(WsClient w, String type, long millis) throws InterruptedException {
         List<String> out = new ArrayList<>();
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(millis);
         while (System.nanoTime() < deadline) {
             JsonNode n = w.received.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
-            if (n != null && "transport_connected".equals(n.path("event").path("type").asText())) {
+            if (n != null && type.equals(n.path("event").path("type").asText())) {
                 out.add(n.path("event").path("detail").asText());
             }
         }
@@ -207,16 +207,18 @@ class PagedRosterIT {
         Thread.sleep(300);
         paged.received.clear();
         full.received.clear();
-        for (String pid : List.of(watched[1], unwatched[1], s.hostPid)) {
-            var r = h.call(0, "POST", "/internal/v1/sfu-events", ControllerHarness.INTERNAL_SECRET, null,
-                    "{\"type\":\"transport_connected\",\"meeting_id\":\"" + s.meetingId + "\",\"participant_id\":\"" + pid
-                            + "\",\"transport_generation\":1,\"sfu\":\"sfu-0\"}");
-            assertThat(r.status()).as(r.raw()).isEqualTo(204);
+        for (String type : List.of("transport_connected", "transport_closed")) {
+            for (String pid : List.of(watched[1], unwatched[1], s.hostPid)) {
+                var r = h.call(0, "POST", "/internal/v1/sfu-events", ControllerHarness.INTERNAL_SECRET, null,
+                        "{\"type\":\"" + type + "\",\"meeting_id\":\"" + s.meetingId + "\",\"participant_id\":\"" + pid
+                                + "\",\"transport_generation\":1,\"sfu\":\"sfu-0\"}");
+                assertThat(r.status()).as(r.raw()).isEqualTo(204);
+            }
+            assertThat(hints(full, type, 1500)).as(type + " to a full-roster socket: everyone's")
+                    .containsExactlyInAnyOrder(watched[1], unwatched[1], s.hostPid);
+            assertThat(hints(paged, type, 500)).as(type + " to a paged socket: the watched participant's and the host's only")
+                    .containsExactlyInAnyOrder(watched[1], s.hostPid);
         }
-        assertThat(connectedHints(full, 1500)).as("a full-roster socket: everyone's")
-                .containsExactlyInAnyOrder(watched[1], unwatched[1], s.hostPid);
-        assertThat(connectedHints(paged, 500)).as("a paged socket: the watched participant's and the host's only")
-                .containsExactlyInAnyOrder(watched[1], s.hostPid);
         paged.close();
         full.close();
     }
