@@ -14,13 +14,14 @@ import java.util.List;
  * line {@code sfu new/old packets per core <X> (median of <K> rounds; per round ...)}, with and without the JIT
  * compiler threads (late C2 work on connection set-up is not per-packet cost).
  *
- * <p>{@code -Dbench.new.workers=N} gives the new build N media workers (0, the default: the build's own default);
- * the old build runs with its defaults. {@code -Dbench.rounds} (4) sets the rounds.
+ * <p>{@code -Dbench.new.workers=N} and {@code -Dbench.old.workers=N} give each build N media workers (0, the
+ * default: the build's own default; a build from before media workers ignores it). {@code -Dbench.rounds} (4) sets
+ * the rounds.
  */
 final class JarComparison {
     private JarComparison() {}
 
-    static void run(String mode, int n, int seconds, Path oldJar, Path newJar, int newWorkers, int rounds) throws Exception {
+    static void run(String mode, int n, int seconds, Path oldJar, Path newJar, int newWorkers, int oldWorkers, int rounds) throws Exception {
         List<Double> perCore = new ArrayList<>(), perCoreNoJit = new ArrayList<>();
         List<String> rows = new ArrayList<>();
         for (int r = 0; r < rounds; r++) {
@@ -29,7 +30,7 @@ final class JarComparison {
             for (int i = 0; i < 2; i++) {
                 boolean runOld = (i == 0) == oldFirst;
                 System.out.printf("round %d/%d, %s build%n", r + 1, rounds, runOld ? "old" : "new");
-                if (runOld) o = SfuLoadBench.run(mode, n, seconds, oldJar, 0);
+                if (runOld) o = SfuLoadBench.run(mode, n, seconds, oldJar, oldWorkers);
                 else nw = SfuLoadBench.run(mode, n, seconds, newJar, newWorkers);
             }
             double ratio = ratio(nw.forwardedPps() / nw.sfuCores(), o.forwardedPps() / o.sfuCores());
@@ -42,9 +43,9 @@ final class JarComparison {
                     o.perCoreWithoutJit(), nw.forwardedPps(), o.forwardedPps(), nw.lossPct(), o.lossPct(), ratio, ratioNoJit));
         }
         rows.add(String.format("sfu new/old packets per core %.2f (median of %d rounds; per round %s); without JIT threads %.2f "
-                        + "(per round %s); new %s, old %s, new workers %s",
+                        + "(per round %s); new %s, old %s, new workers %s, old workers %s",
                 median(perCore), rounds, join(perCore), median(perCoreNoJit), join(perCoreNoJit), newJar, oldJar,
-                newWorkers == 0 ? "default" : newWorkers));
+                newWorkers == 0 ? "default" : newWorkers, oldWorkers == 0 ? "default" : oldWorkers));
         for (String l : rows) System.out.println(l);
         Files.createDirectories(Path.of("target"));
         Files.writeString(Path.of("target", "sfu-bench-results.txt"), String.join("\n", rows) + "\n",

@@ -49,7 +49,7 @@ public final class SfuLoadBench {
         String baseline = System.getProperty("bench.baseline.jar");
         if (baseline != null && !baseline.isBlank()) {
             JarComparison.run(mode, n, seconds, Path.of(baseline), jar, Integer.getInteger("bench.new.workers", 0),
-                    Integer.getInteger("bench.rounds", 4));
+                    Integer.getInteger("bench.old.workers", 0), Integer.getInteger("bench.rounds", 4));
         } else if (Boolean.getBoolean("bench.e2ee")) {
             E2eeComparison.run(mode, n, seconds, jar, Integer.getInteger("bench.rounds", 4));
         } else if (workers == null || workers.isBlank()) {
