@@ -115,8 +115,15 @@ public final class RelayDriver {
         }
     }
 
-    /** An SFU event for a meeting we own: a (non-relayed) track published or unpublished re-plans at once. */
+    /**
+     * An SFU event for a meeting we own: a (non-relayed) track published or unpublished re-plans at once, and so does
+     * a connection up (a moved publisher's new connection: its tracks' origin moves with it, see {@link PlanInputs}).
+     */
     public void onSfuEvent(UUID meetingId, SfuEvent ev) {
+        if (SfuEvent.TRANSPORT_CONNECTED.equals(ev.type())) {
+            if (meetings.containsKey(meetingId)) thread.execute(() -> reconcile(meetingId));
+            return;
+        }
         JsonNode d = ev.data();
         if (d == null || ev.participantId() == null || d.path("relayed").asBoolean(false)) return;
         String trackId = d.path("track_id").asText(null);
@@ -201,7 +208,8 @@ public final class RelayDriver {
                 m.grantsHeld = true;
             }
             if (sync.due(m, System.nanoTime())) sync.sync(meetingId.toString(), m, epoch, placement, this::urlOf);
-            PlanInput in = PlanInputs.of(placement, m.tracks, this::regionOf, PlanInputs.pods(m.plan), selector.drainingPods());
+            PlanInput in = PlanInputs.of(placement, m.tracks, this::regionOf, PlanInputs.pods(m.plan), selector.drainingPods(),
+                    grants.releasing(meetingId));
             long now = System.currentTimeMillis();
             DistributionPlan plan = planner.plan(m.plan, in, now);
             clearStranded(m);
