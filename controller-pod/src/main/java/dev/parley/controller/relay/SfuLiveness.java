@@ -29,6 +29,11 @@ final class SfuLiveness {
     /** How long a pod must have been silent before unanswered probes make it down. */
     static final long SILENCE_DOWN_MS = 3_000;
     private static final Duration TIMEOUT = Duration.ofMillis(800);
+    /**
+     * A pod taken for down is asked with more patience: a live SFU under heavy load may answer in over 800 ms for a
+     * while, and an answer cut off at 800 ms would keep it dead although it answers (its first success not missed).
+     */
+    static final Duration DOWN_TIMEOUT = Duration.ofMillis(3_000);
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SfuLiveness.class);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).version(HttpClient.Version.HTTP_1_1).build();
     private final Set<String> down = ConcurrentHashMap.newKeySet();
@@ -60,7 +65,8 @@ final class SfuLiveness {
     void probe(String pod, String baseUrl) {
         if (!inFlight.add(pod)) return;
         answeredAt.putIfAbsent(pod, System.nanoTime());
-        HttpRequest req = HttpRequest.newBuilder(URI.create(baseUrl + "/healthz")).timeout(TIMEOUT).GET().build();
+        HttpRequest req = HttpRequest.newBuilder(URI.create(baseUrl + "/healthz"))
+                .timeout(down.contains(pod) ? DOWN_TIMEOUT : TIMEOUT).GET().build();
         try {
             http.sendAsync(req, HttpResponse.BodyHandlers.discarding()).whenComplete((r, e) -> {
                 inFlight.remove(pod);
