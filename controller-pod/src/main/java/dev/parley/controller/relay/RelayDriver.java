@@ -121,7 +121,13 @@ public final class RelayDriver {
      */
     public void onSfuEvent(UUID meetingId, SfuEvent ev) {
         if (SfuEvent.TRANSPORT_CONNECTED.equals(ev.type())) {
-            if (meetings.containsKey(meetingId)) thread.execute(() -> reconcile(meetingId));
+            MeetingRelays m = meetings.get(meetingId);
+            boolean spans; // only a meeting with relays can have an origin to move (a big one-SFU meeting: no work)
+            if (m == null) return;
+            synchronized (m) {
+                spans = !m.applied.isEmpty();
+            }
+            if (spans) thread.execute(() -> reconcile(meetingId));
             return;
         }
         JsonNode d = ev.data();
