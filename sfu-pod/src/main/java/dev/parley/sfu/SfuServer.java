@@ -98,4 +98,12 @@ public final class SfuServer implements AutoCloseable {
         api.close();
         workers.close();
     }
+
+    /**
+     * Tests of failure detection: the internal API (health probe included) stops answering while media goes on and the
+     * registry entry lives, as a live but starved process looks to the controller; {@code false} answers again.
+     */
+    public void pauseApi(boolean paused) {
+        api.pause(paused);
+    }
 }

@@ -47,7 +47,7 @@ public final class Planner {
     public DistributionPlan plan(DistributionPlan previous, PlanInput in, long nowMillis) {
         Map<String, TrackPlan> out = new TreeMap<>();
         for (Map.Entry<String, String> e : in.publisherOf().entrySet()) {
-            SfuNode origin = in.placement().get(e.getValue());
+            SfuNode origin = in.originOf(e.getValue()); // a publisher mid-move: where its media still enters
             if (origin == null || !in.liveSfus().contains(origin.pod())) continue;
             TrackPlan before = previous.track(e.getKey());
             if (before != null && !before.origin().equals(origin.pod())) before = null; // the publisher moved: a new tree
@@ -98,11 +98,13 @@ public final class Planner {
             this.before = before;
             this.in = in;
             this.now = now;
+            SfuNode placed = in.placement().get(publisher);
             for (Map.Entry<String, Map<String, Integer>> s : in.subscriptions().entrySet()) {
                 Integer layer = s.getValue().get(trackId);
                 SfuNode at = in.placement().get(s.getKey());
+                // the publisher's own SFU (mid-move: where its new connection publishes) is never fed by relay
                 if (layer == null || at == null || s.getKey().equals(publisher) || at.pod().equals(origin.pod())
-                        || !live(at.pod())) {
+                        || (placed != null && at.pod().equals(placed.pod())) || !live(at.pod())) {
                     continue;
                 }
                 need.computeIfAbsent(at.pod(), k -> new TreeSet<>()).add(layer);

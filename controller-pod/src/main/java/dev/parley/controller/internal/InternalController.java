@@ -38,11 +38,13 @@ public class InternalController {
     private final dev.parley.controller.db.Db db;
     private final MeetingInspector inspector;
     private final dev.parley.controller.relay.RelayDriver relays;
+    private final dev.parley.controller.media.GrantService grants;
 
     public InternalController(InternalCaller internal, SessionHub sessions, com.nimbusds.jose.jwk.ECKey ticketKey,
                               dev.parley.controller.db.Db db, MeetingInspector inspector,
-                              dev.parley.controller.relay.RelayDriver relays) {
+                              dev.parley.controller.relay.RelayDriver relays, dev.parley.controller.media.GrantService grants) {
         this.relays = relays;
+        this.grants = grants;
         this.internal = internal;
         this.sessions = sessions;
         this.ticketKey = ticketKey;
@@ -100,6 +102,13 @@ public class InternalController {
             throw ApiException.badRequest("missing_field", "type and meeting_id are required");
         }
         UUID m = JsonBody.parseUuid(ev.meetingId(), "meeting_id");
+        if (SfuEvent.TRANSPORT_CONNECTED.equals(ev.type()) && ev.participantId() != null && ev.sfu() != null) {
+            try { // a moved participant's new connection is up: the SFU it left is released now (make-before-break)
+                grants.transportConnected(m, UUID.fromString(ev.participantId()), ev.sfu());
+            } catch (IllegalArgumentException ignored) {
+                // not a participant id: nothing to release
+            }
+        }
         relays.onSfuEvent(m, ev); // tracks feed the owner's relay plan
         ObjectNode relayed = relayed(ev);
         if (ev.targeted()) {

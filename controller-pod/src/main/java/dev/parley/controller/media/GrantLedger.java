@@ -29,8 +29,15 @@ final class GrantLedger {
         volatile String sfu;
         volatile long acked = -1;
         volatile boolean removedAtSfu;
-        /** The SFU this participant moved away from; released (DELETE) once the new SFU holds a grant. */
+        /**
+         * The SFU this participant moved away from, which still carries its old connection: released (DELETE) once
+         * the new SFU reports the new connection up ({@link #connected}), or {@link #RELEASE_FALLBACK_NANOS} after the
+         * new SFU first acknowledged a grant (a client that never connects there). Make-before-break: releasing on the
+         * new SFU's first ack cut the old connection before the new one existed (OriginDrainIT).
+         */
         volatile String releaseFrom;
+        /** System.nanoTime() after which {@link #releaseFrom} is released anyway; 0 until the new SFU acknowledged. */
+        volatile long releaseAfter;
         /** version → latest expiry (nanoTime) of any grant we sent with that version. */
         final NavigableMap<Long, Long> sentExpiry = new ConcurrentSkipListMap<>();
 
@@ -59,7 +66,8 @@ final class GrantLedger {
             if (s == null) {
                 return true;
             }
-            boolean acked = s.acked >= version;
+            // while the old SFU still carries the participant (its release pending) an ack of the new one is not enough
+            boolean acked = s.acked >= version && s.releaseFrom == null;
             long olderExpiry = s.olderGrantsExpireAt(version);
             boolean oldExpired = olderExpiry == Long.MIN_VALUE || nowNanos - olderExpiry > 0;
             return acked || oldExpired;
@@ -114,7 +122,8 @@ final class GrantLedger {
             s.rights = admitted ? rights : PublishRights.NONE;
             if (!sfu.equals(s.sfu)) {
                 if (s.sfu != null) {
-                    s.releaseFrom = s.sfu;
+                    s.releaseFrom = s.sfu; // the SFU it leaves now (a release still pending elsewhere is dropped)
+                    s.releaseAfter = 0;
                 }
                 s.sfu = sfu;
                 s.acked = -1;
@@ -208,18 +217,71 @@ final class GrantLedger {
         }
         synchronized (s) {
             s.acked = Math.max(s.acked, version);
-            s.sentExpiry.headMap(s.acked, false).clear();
+            // the old SFU of a move still holds an older grant until released: keep its expiry bound for enforcement
+            if (s.releaseFrom == null) s.sentExpiry.headMap(s.acked, false).clear();
             boolean remove = false;
             if (!s.active && s.acked >= s.version && !s.removedAtSfu) {
                 s.removedAtSfu = true;
                 remove = true;
             }
-            String old = s.releaseFrom;
-            if (!remove && old == null) {
+            if (s.releaseFrom != null && s.releaseAfter == 0) s.releaseAfter = System.nanoTime() + RELEASE_FALLBACK_NANOS;
+            if (!remove) {
                 return null; // the usual ack (a renewal): nothing to ask of any SFU
             }
+            String old = s.releaseFrom; // removed: nothing to keep at the old SFU either
             s.releaseFrom = null;
-            return new AckFollowUp(pid, remove, old, s.sfu);
+            return new AckFollowUp(pid, true, old, s.sfu);
         }
+    }
+
+    /**
+     * The longest an old SFU keeps a moved participant's connection after the new SFU acknowledged its grant: about
+     * the grant ttl, which the old SFU's grant (no longer renewed there) does not outlive anyway.
+     */
+    static final long RELEASE_FALLBACK_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(3);
+
+    /** A participant to release at the SFU it left. */
+    record Release(UUID participantId, String from, String to) {
+    }
+
+    /**
+     * {@code pod} reports a connection of the participant up: if it is the SFU the participant moved to, the SFU it
+     * left is to be released now (returned), else null.
+     */
+    static Release connected(MeetingGrants g, UUID pid, String pod) {
+        PartState s = g.parts.get(pid);
+        if (s == null || pod == null) return null;
+        synchronized (s) {
+            if (!pod.equals(s.sfu) || s.releaseFrom == null) return null;
+            Release r = new Release(pid, s.releaseFrom, s.sfu);
+            s.releaseFrom = null;
+            return r;
+        }
+    }
+
+    /** The releases whose fallback time passed (taken: each is returned once). */
+    static List<Release> dueReleases(MeetingGrants g, long now) {
+        List<Release> out = new ArrayList<>();
+        for (Map.Entry<UUID, PartState> e : g.parts.entrySet()) {
+            PartState s = e.getValue();
+            synchronized (s) {
+                if (s.releaseFrom != null && s.releaseAfter != 0 && now - s.releaseAfter > 0) {
+                    out.add(new Release(e.getKey(), s.releaseFrom, s.sfu));
+                    s.releaseFrom = null;
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Admitted participants whose old SFU still carries their media (release pending) → that SFU. */
+    static Map<String, String> releasing(MeetingGrants g) {
+        Map<String, String> out = new HashMap<>();
+        for (Map.Entry<UUID, PartState> e : g.parts.entrySet()) {
+            PartState s = e.getValue();
+            String old = s.releaseFrom;
+            if (s.active && old != null) out.put(e.getKey().toString(), old);
+        }
+        return out;
     }
 }

@@ -215,11 +215,12 @@ final class GrantPusher {
     }
 
     /**
-     * Make-before-break for a move between SFUs (a drain, a new generation elsewhere): the new SFU already
-     * holds the participant's grant, so the old one may drop its transports now instead of waiting for
-     * consent expiry; that is what lets a draining SFU reach zero transports.
+     * Make-before-break for a move between SFUs (a drain, a new generation elsewhere): the participant's new
+     * connection is up at the new SFU (or the fallback time passed, {@link GrantLedger#RELEASE_FALLBACK_NANOS}), so
+     * the old SFU may drop its transports now instead of waiting for consent expiry; that is what lets a draining SFU
+     * reach zero transports.
      */
-    private void releaseAtOldSfu(String oldPod, String currentPod, UUID meetingId, UUID pid, long epoch) {
+    void releaseAtOldSfu(String oldPod, String currentPod, UUID meetingId, UUID pid, long epoch) {
         if (oldPod.equals(currentPod)) {
             return;
         }

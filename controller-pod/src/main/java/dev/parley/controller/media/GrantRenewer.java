@@ -72,7 +72,11 @@ final class GrantRenewer {
             if (ttl > 0) { // lease in doubt: renew nothing, let every grant run out
                 renewBatched(ttl);
             }
+            long now = System.nanoTime();
             for (Map.Entry<UUID, MeetingGrants> e : ledger.meetings().entrySet()) {
+                for (GrantLedger.Release r : GrantLedger.dueReleases(e.getValue(), now)) { // never connected there
+                    pusher.releaseAtOldSfu(r.from(), r.to(), e.getKey(), r.participantId(), e.getValue().epoch);
+                }
                 enforcement.check(e.getKey(), e.getValue().epoch, e.getValue());
             }
         } catch (InterruptedException stop) {

@@ -155,6 +155,28 @@ public final class GrantService {
         return true;
     }
 
+    /**
+     * An SFU reports a participant's connection up ({@code transport_connected}): when it is the SFU the participant
+     * moved to, the SFU it left is released now (make-before-break). Returns whether a release went out.
+     */
+    public boolean transportConnected(UUID meetingId, UUID participantId, String pod) {
+        MeetingGrants g = ledger.get(meetingId);
+        GrantLedger.Release r = g == null ? null : GrantLedger.connected(g, participantId, pod);
+        if (r == null) return false;
+        pusher.releaseAtOldSfu(r.from(), r.to(), meetingId, participantId, g.epoch);
+        enforcement.check(meetingId, g.epoch, g);
+        return true;
+    }
+
+    /**
+     * Participants that moved to another SFU while their old SFU still carries their connection (participant id →
+     * old SFU): their media still enters there, so the relay driver keeps their tracks' origin there until released.
+     */
+    public Map<String, String> releasing(UUID meetingId) {
+        MeetingGrants g = ledger.get(meetingId);
+        return g == null ? Map.of() : GrantLedger.releasing(g);
+    }
+
     public Long epochOf(UUID meetingId) {
         MeetingGrants g = ledger.get(meetingId);
         return g == null ? null : g.epoch;

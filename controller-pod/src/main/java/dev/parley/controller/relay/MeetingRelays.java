@@ -21,6 +21,15 @@ final class MeetingRelays {
     /** The tracks were read from the SFUs at this epoch ({@link TrackSync}); when (nanoTime) the last read began. */
     boolean synced;
     long syncedAt;
+    /**
+     * Relay ends left at a pod taken for down when the plan dropped their hop (no call reaches it): deleted there when
+     * it answers again, so an origin back from a false verdict stops sending relays nobody receives. Driver thread only.
+     */
+    final java.util.List<Stranded> stranded = new java.util.ArrayList<>();
+
+    record Stranded(String pod, AppliedRelay relay) {
+    }
+
     /** Our epoch's grants are held at the SFUs: our relays (which raise the SFUs' epoch) may go out. */
     boolean grantsHeld;
 
@@ -33,6 +42,7 @@ final class MeetingRelays {
         epoch = e;
         plan = DistributionPlan.EMPTY;
         applied.clear();
+        stranded.clear(); // the SFUs fence the old epoch's relays themselves
         synced = false;
         grantsHeld = false;
     }

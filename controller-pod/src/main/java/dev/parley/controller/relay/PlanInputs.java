@@ -36,6 +36,17 @@ public final class PlanInputs {
     /** As above; {@code draining}: pods in the registry as DRAINING (never a hub, see the planner). */
     public static PlanInput of(Map<String, String> placement, Map<String, TrackInfo> tracks,
                                Function<String, String> regionOf, Set<String> planned, Set<String> draining) {
+        return of(placement, tracks, regionOf, planned, draining, Map.of());
+    }
+
+    /**
+     * As above; {@code releasing}: participant id → the SFU it moved away from that still carries its connection
+     * ({@code GrantService.releasing}). A publisher's tracks keep their origin there while that SFU lives, so the old
+     * relays carry its media until its new connection is up (make-before-break for an origin that moves).
+     */
+    public static PlanInput of(Map<String, String> placement, Map<String, TrackInfo> tracks,
+                               Function<String, String> regionOf, Set<String> planned, Set<String> draining,
+                               Map<String, String> releasing) {
         Map<String, SfuNode> nodes = new HashMap<>();
         Set<String> live = new java.util.HashSet<>();
         for (Map.Entry<String, String> p : placement.entrySet()) {
@@ -56,9 +67,16 @@ public final class PlanInputs {
             }
             subscriptions.put(receiver, wants);
         }
+        Map<String, SfuNode> publishedAt = new HashMap<>();
+        for (Map.Entry<String, String> r : releasing.entrySet()) {
+            String region = regionOf.apply(r.getValue());
+            if (region == null || !publisherOf.containsValue(r.getKey())) continue; // old SFU dead, or no tracks
+            publishedAt.put(r.getKey(), new SfuNode(r.getValue(), region));
+            live.add(r.getValue());
+        }
         Set<String> drainingLive = new java.util.HashSet<>(draining);
         drainingLive.retainAll(live);
-        return new PlanInput(nodes, publisherOf, subscriptions, live, drainingLive);
+        return new PlanInput(nodes, publisherOf, subscriptions, live, drainingLive, publishedAt);
     }
 
     /** Every pod on a plan's hops (origins included). */

@@ -48,6 +48,7 @@ public final class RelayDriver {
     private final GrantService grants;
     private final SfuSelector selector;
     private final RelayApplier applier;
+    private final RelayCalls calls;
     private final TrackSync sync;
     private final SfuLiveness liveness;
     private final RegistryWatcher<SfuEntry> registry;
@@ -72,8 +73,12 @@ public final class RelayDriver {
         this.liveness = new SfuLiveness(pod -> {
             selector.markUnreachable(pod); // no new transports there either, while its entry lives on
             thread.execute(this::round);
+        }, pod -> { // a live SFU taken for dead: new transports and relays may use it again at once
+            selector.markReachable(pod);
+            thread.execute(this::round);
         });
         RelayCalls calls = new RelayCalls(cfg.internalSecret());
+        this.calls = calls;
         this.applier = new RelayApplier(calls);
         this.sync = new TrackSync(calls);
         meters.gauge("parley_relays_active", active);
@@ -110,8 +115,21 @@ public final class RelayDriver {
         }
     }
 
-    /** An SFU event for a meeting we own: a (non-relayed) track published or unpublished re-plans at once. */
+    /**
+     * An SFU event for a meeting we own: a (non-relayed) track published or unpublished re-plans at once, and so does
+     * a connection up (a moved publisher's new connection: its tracks' origin moves with it, see {@link PlanInputs}).
+     */
     public void onSfuEvent(UUID meetingId, SfuEvent ev) {
+        if (SfuEvent.TRANSPORT_CONNECTED.equals(ev.type())) {
+            MeetingRelays m = meetings.get(meetingId);
+            boolean spans; // only a meeting with relays can have an origin to move (a big one-SFU meeting: no work)
+            if (m == null) return;
+            synchronized (m) {
+                spans = !m.applied.isEmpty();
+            }
+            if (spans) thread.execute(() -> reconcile(meetingId));
+            return;
+        }
         JsonNode d = ev.data();
         if (d == null || ev.participantId() == null || d.path("relayed").asBoolean(false)) return;
         String trackId = d.path("track_id").asText(null);
@@ -147,8 +165,22 @@ public final class RelayDriver {
 
     /** Probes the SFUs on the relay paths of our meetings (answers come back on the HTTP client's threads). */
     private void probe() {
+        java.util.Set<String> registered = registry.entries().keySet();
+        liveness.retain(registered);
+        for (String pod : probeTargets(meetings.values(), liveness.downPods(), registered)) {
+            selector.get(pod).ifPresent(e -> liveness.probe(pod, e.internalUrl()));
+        }
+    }
+
+    /**
+     * Who is probed: the pods on our meetings' plans and applied relays, and every pod taken for down while it is in
+     * the registry. A pod found down leaves every plan, so without the last rule nothing probes it again and a live
+     * SFU once taken for dead stays dead (its receivers get nothing relayed, bench/large "Where it broke" 4).
+     */
+    static java.util.Set<String> probeTargets(java.util.Collection<MeetingRelays> meetings, java.util.Set<String> down,
+                                              java.util.Set<String> registered) {
         java.util.Set<String> pods = new java.util.HashSet<>();
-        for (MeetingRelays m : meetings.values()) {
+        for (MeetingRelays m : meetings) {
             pods.addAll(PlanInputs.pods(m.plan));
             synchronized (m) {
                 for (AppliedRelay r : m.applied.values()) {
@@ -157,8 +189,8 @@ public final class RelayDriver {
                 }
             }
         }
-        liveness.retain(registry.entries().keySet());
-        for (String pod : pods) selector.get(pod).ifPresent(e -> liveness.probe(pod, e.internalUrl()));
+        for (String pod : down) if (registered.contains(pod)) pods.add(pod);
+        return pods;
     }
 
     private void reconcile(UUID meetingId) {
@@ -182,13 +214,17 @@ public final class RelayDriver {
                 m.grantsHeld = true;
             }
             if (sync.due(m, System.nanoTime())) sync.sync(meetingId.toString(), m, epoch, placement, this::urlOf);
-            PlanInput in = PlanInputs.of(placement, m.tracks, this::regionOf, PlanInputs.pods(m.plan), selector.drainingPods());
+            PlanInput in = PlanInputs.of(placement, m.tracks, this::regionOf, PlanInputs.pods(m.plan), selector.drainingPods(),
+                    grants.releasing(meetingId));
             long now = System.currentTimeMillis();
             DistributionPlan plan = planner.plan(m.plan, in, now);
+            clearStranded(m);
             for (int i = 0; i < 3; i++) { // make-before-break: a PREPARING hop in place takes over, then re-plan
                 RelayApplier.Outcome o;
                 synchronized (m) {
+                    Map<String, AppliedRelay> before = new java.util.HashMap<>(m.applied);
                     o = applier.apply(meetingId.toString(), epoch, plan, m.tracks, this::urlOf, m.applied);
+                    strand(m, before, epoch);
                 }
                 failures.increment(o.failed());
                 created.increment(o.created());
@@ -200,6 +236,32 @@ public final class RelayDriver {
             if (placement.isEmpty() && m.tracks.isEmpty() && m.applied.isEmpty()) meetings.remove(meetingId);
         } catch (RuntimeException e) {
             LOG.warn("relay round for meeting {} failed", meetingId, e);
+        }
+    }
+
+    /** Relays the apply just dropped whose end sits at a pod taken for down: that end is deleted once it answers. */
+    private void strand(MeetingRelays m, Map<String, AppliedRelay> before, long epoch) {
+        for (AppliedRelay r : before.values()) {
+            if (r.epoch() != epoch || m.applied.containsKey(r.key())) continue;
+            for (String pod : List.of(r.from(), r.to())) {
+                if (liveness.down(pod)) m.stranded.add(new MeetingRelays.Stranded(pod, r));
+            }
+        }
+    }
+
+    /** Deletes stranded relay ends at pods that answer again (before the plan may re-create the same relay id). */
+    private void clearStranded(MeetingRelays m) {
+        for (java.util.Iterator<MeetingRelays.Stranded> it = m.stranded.iterator(); it.hasNext(); ) {
+            MeetingRelays.Stranded s = it.next();
+            if (!selector.get(s.pod()).isPresent()) { // gone from the registry: nothing left to delete
+                it.remove();
+                continue;
+            }
+            String url = urlOf(s.pod());
+            if (url == null) continue;
+            if (calls.delete(url, s.relay().relayId(), s.relay().epoch()).status() == 0) continue; // tried next round
+            LOG.info("relay {}: stranded end at {} removed", s.relay().relayId(), s.pod());
+            it.remove();
         }
     }
 

@@ -19,13 +19,21 @@ import java.util.function.Consumer;
  * row and only once the pod has not answered for {@value #SILENCE_DOWN_MS} ms (a busy SFU may be slow: at load 18 on
  * the shared 2-core machine two 800 ms probes in a row timed out on live SFUs, and the verdict moved their
  * participants and cut their relays).
- * A pod marked down is reported once; the next successful probe brings it back.
+ * A pod marked down is reported once and probed on while it is in the registry ({@link RelayDriver} adds
+ * {@link #downPods} to its probe set: once down, a pod is on no relay path any more, so without that nothing would
+ * probe it again — bench/large "Where it broke" 4, a live SFU taken for dead for good); its first answer brings it
+ * back and is reported ({@code onUp}), so the meeting re-plans with it at once.
  */
 final class SfuLiveness {
     static final int TIMEOUTS_DOWN = 2;
     /** How long a pod must have been silent before unanswered probes make it down. */
     static final long SILENCE_DOWN_MS = 3_000;
     private static final Duration TIMEOUT = Duration.ofMillis(800);
+    /**
+     * A pod taken for down is asked with more patience: a live SFU under heavy load may answer in over 800 ms for a
+     * while, and an answer cut off at 800 ms would keep it dead although it answers (its first success not missed).
+     */
+    static final Duration DOWN_TIMEOUT = Duration.ofMillis(3_000);
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SfuLiveness.class);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).version(HttpClient.Version.HTTP_1_1).build();
     private final Set<String> down = ConcurrentHashMap.newKeySet();
@@ -33,10 +41,20 @@ final class SfuLiveness {
     private final Map<String, Integer> timeouts = new ConcurrentHashMap<>();
     /** pod → System.nanoTime() of its last answer, or of its first probe while it never answered. */
     private final Map<String, Long> answeredAt = new ConcurrentHashMap<>();
-    private final Consumer<String> onDown;
+    private final Consumer<String> onDown, onUp;
 
     SfuLiveness(Consumer<String> onDown) {
+        this(onDown, pod -> { });
+    }
+
+    SfuLiveness(Consumer<String> onDown, Consumer<String> onUp) {
         this.onDown = onDown;
+        this.onUp = onUp;
+    }
+
+    /** The pods now taken for down: to be probed on until they answer. */
+    Set<String> downPods() {
+        return Set.copyOf(down);
     }
 
     boolean down(String pod) {
@@ -47,14 +65,18 @@ final class SfuLiveness {
     void probe(String pod, String baseUrl) {
         if (!inFlight.add(pod)) return;
         answeredAt.putIfAbsent(pod, System.nanoTime());
-        HttpRequest req = HttpRequest.newBuilder(URI.create(baseUrl + "/healthz")).timeout(TIMEOUT).GET().build();
+        HttpRequest req = HttpRequest.newBuilder(URI.create(baseUrl + "/healthz"))
+                .timeout(down.contains(pod) ? DOWN_TIMEOUT : TIMEOUT).GET().build();
         try {
             http.sendAsync(req, HttpResponse.BodyHandlers.discarding()).whenComplete((r, e) -> {
                 inFlight.remove(pod);
                 if (e == null) { // any answer: the process lives (draining and readiness are the registry's business)
                     timeouts.remove(pod);
                     answeredAt.put(pod, System.nanoTime());
-                    if (down.remove(pod)) LOG.info("SFU {} answers its health probe again", pod);
+                    if (down.remove(pod)) {
+                        LOG.info("SFU {} answers its health probe again: its relays are re-planned", pod);
+                        onUp.accept(pod);
+                    }
                 } else if (refused(e) || (timeouts.merge(pod, 1, Integer::sum) >= TIMEOUTS_DOWN && silentMs(pod) >= SILENCE_DOWN_MS)) {
                     markDown(pod, e.getClass().getSimpleName());
                 }

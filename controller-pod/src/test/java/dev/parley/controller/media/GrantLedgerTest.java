@@ -65,13 +65,42 @@ class GrantLedgerTest {
     }
 
     @Test
-    void aMoveReleasesTheOldSfuOnTheNewOnesFirstAck() {
+    void aMoveReleasesTheOldSfuOnlyOnceTheNewConnectionIsUp() {
+        GrantLedger.apply(g, pid, 1, true, ALL, "sfu-a");
+        GrantLedger.collect(g, 2000, System.nanoTime() + 2_000_000_000L, null); // sfu-a holds version 1 for 2 s
+        GrantLedger.apply(g, pid, 2, true, ALL, "sfu-b");
+        assertThat(GrantLedger.acknowledged(g, "sfu-b", pid, 2)).as("the new SFU's ack releases nothing yet").isNull();
+        assertThat(GrantLedger.releasing(g)).as("the old SFU still carries it").containsEntry(pid.toString(), "sfu-a");
+        assertThat(g.enforced(pid, 2, System.nanoTime())).as("an ack is not enough while the old SFU carries it").isFalse();
+        assertThat(GrantLedger.connected(g, pid, "sfu-a")).as("a connection at the old SFU is no move").isNull();
+        GrantLedger.Release r = GrantLedger.connected(g, pid, "sfu-b");
+        assertThat(r.from()).isEqualTo("sfu-a");
+        assertThat(r.to()).isEqualTo("sfu-b");
+        assertThat(GrantLedger.connected(g, pid, "sfu-b")).as("released once").isNull();
+        assertThat(GrantLedger.releasing(g)).isEmpty();
+        assertThat(g.enforced(pid, 2, System.nanoTime())).isTrue();
+        assertThat(g.pods()).containsExactly("sfu-b");
+    }
+
+    @Test
+    void aMoveWhoseNewConnectionNeverComesUpReleasesTheOldSfuAfterTheFallback() {
         GrantLedger.apply(g, pid, 1, true, ALL, "sfu-a");
         GrantLedger.apply(g, pid, 2, true, ALL, "sfu-b");
-        GrantLedger.AckFollowUp next = GrantLedger.acknowledged(g, "sfu-b", pid, 2);
-        assertThat(next.releaseFrom()).isEqualTo("sfu-a");
-        assertThat(next.currentSfu()).isEqualTo("sfu-b");
-        assertThat(GrantLedger.acknowledged(g, "sfu-b", pid, 2)).as("released once").isNull();
-        assertThat(g.pods()).containsExactly("sfu-b");
+        long now = System.nanoTime();
+        assertThat(GrantLedger.dueReleases(g, now + GrantLedger.RELEASE_FALLBACK_NANOS * 2)).as("not before the new SFU's ack").isEmpty();
+        GrantLedger.acknowledged(g, "sfu-b", pid, 2);
+        assertThat(GrantLedger.dueReleases(g, System.nanoTime())).as("not yet").isEmpty();
+        List<GrantLedger.Release> due = GrantLedger.dueReleases(g, System.nanoTime() + GrantLedger.RELEASE_FALLBACK_NANOS + 1);
+        assertThat(due).singleElement().satisfies(x -> assertThat(x.from()).isEqualTo("sfu-a"));
+        assertThat(GrantLedger.dueReleases(g, System.nanoTime() + GrantLedger.RELEASE_FALLBACK_NANOS * 2)).as("once").isEmpty();
+    }
+
+    @Test
+    void movingBackBeforeTheReleaseReleasesTheSfuItLeavesNow() {
+        GrantLedger.apply(g, pid, 1, true, ALL, "sfu-a");
+        GrantLedger.apply(g, pid, 2, true, ALL, "sfu-b");
+        GrantLedger.apply(g, pid, 3, true, ALL, "sfu-a");
+        assertThat(GrantLedger.releasing(g)).containsExactly(Map.entry(pid.toString(), "sfu-b"));
+        assertThat(GrantLedger.connected(g, pid, "sfu-a").from()).isEqualTo("sfu-b");
     }
 }

@@ -69,4 +69,27 @@ class PlanInputsTest {
         plan = planner.plan(plan, PlanInputs.of(Map.of("a", "sfu-1"), TRACKS, regions, PlanInputs.pods(plan)), 1010);
         assertThat(plan.track("a:1").relays()).isEmpty();
     }
+
+    /**
+     * A publisher moved to sfu-3 (drain of its origin sfu-1) whose new connection is not up yet: its media still enters
+     * at sfu-1, so its tracks keep their origin there and the far receiver keeps its hop from sfu-1; nothing is relayed
+     * into sfu-3, where its own new connection will publish. Once released, the origin is sfu-3. Fails without
+     * {@code releasing}: the origin moved at once to sfu-3, which had nothing to send yet.
+     */
+    @Test
+    void aPublisherMidMoveKeepsItsOriginWhereItsMediaStillEnters() {
+        Map<String, String> placement = Map.of("a", "sfu-3", "b", "sfu-2", "c", "sfu-3");
+        java.util.function.Function<String, String> region = pod -> "sfu-2".equals(pod) ? "us" : "eu";
+        PlanInput moving = PlanInputs.of(placement, TRACKS, region, java.util.Set.of("sfu-1", "sfu-2"), java.util.Set.of("sfu-1"),
+                Map.of("a", "sfu-1"));
+        DistributionPlan plan = new Planner(1000).plan(DistributionPlan.EMPTY, moving, 0);
+        assertThat(plan.track("a:0").origin()).isEqualTo("sfu-1");
+        assertThat(plan.track("a:0").relays()).as("to the far receiver only, not into the publisher's new SFU")
+                .singleElement().satisfies(r -> assertThat(r.from() + ">" + r.to()).isEqualTo("sfu-1>sfu-2"));
+        PlanInput released = PlanInputs.of(placement, TRACKS, region, java.util.Set.of("sfu-1", "sfu-2"), java.util.Set.of("sfu-1"),
+                Map.of());
+        DistributionPlan after = new Planner(1000).plan(plan, released, 0);
+        assertThat(after.track("a:0").origin()).isEqualTo("sfu-3");
+        assertThat(after.track("a:0").relays()).singleElement().satisfies(r -> assertThat(r.from() + ">" + r.to()).isEqualTo("sfu-3>sfu-2"));
+    }
 }

@@ -33,6 +33,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>far-z is drained: the registry change re-plans at once, far-a becomes the region's hub fed from eu
  *       make-before-break (the new relay in place before the old one goes) while far-z's own subscriber is still fed
  *       from eu; the longest audio gap at far-a's subscriber is printed and must stay under 500 ms.</li>
+ *   <li>far-z's internal API stalls (health probe included; media goes on) long enough to be taken for dead, then
+ *       answers again: the owner keeps probing it, re-plans with it and re-creates the relays into it, and its own
+ *       subscriber gets media again (bench/large "Where it broke" 4: before, a pod taken for dead was never probed
+ *       again).</li>
  * </ul>
  */
 @Timeout(240)
@@ -148,6 +152,44 @@ class RelayFailureIT {
                     + "subscriber %d ms%n", (moved - drain) / 1_000_000, gap);
             assertThat(gap).as("no audio gap beyond one switch").isLessThan(500);
         } finally {
+            close(m, sfus);
+        }
+    }
+
+    @Test
+    void aLiveSfuTakenForDeadComesBackWhenItAnswersAgain() throws Exception {
+        List<SfuServer> sfus = new ArrayList<>();
+        Meeting m = null;
+        try {
+            m = meeting(sfus);
+            RelayTestKit.Arrivals atZ = m.atZ();
+            SfuServer eu = m.eu(), farZ = m.farZ();
+            long pause = System.nanoTime();
+            farZ.pauseApi(true); // a starved SFU: /healthz and every other call wait unanswered, media goes on
+            waitFor(() -> targets(eu).equals(List.of("sfu-far-a", "sfu-far-a")), 15_000,
+                    "far-z taken for down: eu feeds far-a straight and nothing to far-z");
+            long down = System.nanoTime();
+            long z0 = atZ.audio.get();
+            Thread.sleep(1_000);
+            assertThat(atZ.audio.get() - z0).as("far-z's subscriber is fed no more while far-z is taken for dead").isLessThan(10);
+            Thread.sleep(1_000);
+            farZ.pauseApi(false);
+            long resumed = System.nanoTime();
+            long a0 = atZ.audio.get(), v0 = atZ.video.get();
+            waitFor(() -> atZ.audio.get() > a0 + 50 && atZ.video.get() > v0 + 20, 15_000,
+                    "media at far-z's subscriber again after far-z answers");
+            long back = System.nanoTime();
+            waitFor(() -> {
+                int in = 0;
+                for (JsonNode r : relays(farZ)) if ("in".equals(r.path("direction").asText())) in++;
+                return in == 2;
+            }, 5_000, "two relays into far-z again (audio and video)");
+            System.out.printf("SFU API stalled: taken for down %d ms after the stall; after it answered again media was "
+                    + "back at its subscriber in %d ms; eu relays to %s%n", (down - pause) / 1_000_000,
+                    (back - resumed) / 1_000_000, targets(eu));
+            System.out.println("relays at far-z: " + relays(farZ));
+        } finally {
+            if (m != null) m.farZ().pauseApi(false);
             close(m, sfus);
         }
     }

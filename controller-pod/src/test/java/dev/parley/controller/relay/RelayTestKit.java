@@ -75,7 +75,10 @@ final class RelayTestKit {
         return ws;
     }
 
-    /** A subscriber (one video slot) whose arrivals are counted, with the longest audio gap since {@link Arrivals#mark}. */
+    /**
+     * A subscriber (one video slot) whose arrivals are counted, with the longest audio gap since {@link Arrivals#mark};
+     * arrivals on every transport it opened count (old and new generation during a move, as a listener hears them).
+     */
     static final class Arrivals {
         final Subscriber sub;
         final ClientTransport transport;
@@ -84,13 +87,21 @@ final class RelayTestKit {
 
         Arrivals(String pid) throws Exception {
             sub = new Subscriber(pid, 1, new Recorder(3));
-            transport = new ClientTransport((tr, buf, len, now) -> {
+            transport = newTransport();
+            sub.transport = transport;
+        }
+
+        /** Another connection of this subscriber (a new transport generation) feeding the same counters. */
+        ClientTransport newTransport() throws java.io.IOException {
+            return new ClientTransport((tr, buf, len, now) -> {
                 if (len >= 12 && !RtpPacket.isRtcp(buf, 0, len)) {
                     int pt = RtpPacket.payloadType(buf, 0);
                     if (pt == 111) {
-                        long t = System.nanoTime();
-                        if (lastAudio != 0 && t - lastAudio > maxGap) maxGap = t - lastAudio;
-                        lastAudio = t;
+                        synchronized (this) {
+                            long t = System.nanoTime();
+                            if (lastAudio != 0 && t - lastAudio > maxGap) maxGap = t - lastAudio;
+                            lastAudio = t;
+                        }
                         audio.incrementAndGet();
                     } else if (pt == 96) {
                         video.incrementAndGet();
@@ -98,7 +109,6 @@ final class RelayTestKit {
                 }
                 sub.onSrtp(tr, buf, len, now);
             });
-            sub.transport = transport;
         }
 
         String offer() {
@@ -114,6 +124,36 @@ final class RelayTestKit {
             long open = lastAudio == 0 ? 0 : System.nanoTime() - lastAudio;
             return Math.max(maxGap, open) / 1_000_000;
         }
+    }
+
+    /** A participant's new transport generation: its signaling socket, the SFU it is on, its generation. */
+    record Moved(WsClient ws, String sfu, long generation) {
+    }
+
+    /**
+     * Follows a {@code new_generation_required} message on {@code ws} the way the SDK does (parley-client.js
+     * {@code newGeneration}): a new transport generation from the controller (fresh Idempotency-Key, the generation the
+     * message names as expected), the signaling socket closed and a new one joined with its ticket, the same kind of offer on a new
+     * connection, connected (ICE + DTLS) after {@code connectDelayMs}. The caller then moves its media to {@code fresh} and closes the old
+     * connection: make-before-break, as the SDK keeps the old peer connection until the new one is connected.
+     */
+    static Moved follow(Scenario s, ControllerHarness h, String[] who, WsClient ws, String kind, ClientTransport fresh,
+                        String offer, long waitMs, long connectDelayMs) throws Exception {
+        JsonNode ask = ws.await("new_generation_required", waitMs);
+        long expected = ask.path("transport_generation").asLong();
+        var res = s.transport(0, who[0], who[1], expected, "t-" + who[1] + "-g" + (expected + 1));
+        assertThat(res.status()).as(res.raw()).isEqualTo(200);
+        ws.close(); // one signaling socket, reconnected with the new ticket (the SDK's reconnectNow); media stays up
+        WsClient next = new WsClient(res.text("signaling_endpoint"));
+        next.send("{\"type\":\"join\",\"connect_ticket\":\"" + res.text("connect_ticket") + "\"}");
+        assertThat(next.await("joined", 5000)).isNotNull();
+        next.send(JSON.createObjectNode().put("type", "offer").put("transport", kind).put("sdp", offer).toString());
+        JsonNode answer = next.await("answer", 10_000);
+        assertThat(answer).as("answer to the " + kind + " offer of the new generation").isNotNull();
+        Thread.sleep(connectDelayMs); // a new path slower to connect (ICE over a slower network): the old one carries meanwhile
+        fresh.connect(answer.get("sdp").asText());
+        String sfu = h.scalar("SELECT sfu_pod FROM meeting_participants WHERE participant_id = '" + who[1] + "'");
+        return new Moved(next, sfu, res.body().path("transport_generation").asLong());
     }
 
     /** A publisher (three-layer simulcast + Opus) with its transport. */

@@ -72,4 +72,60 @@ class SfuLivenessTest {
             s.stop(0);
         }
     }
+
+    @Test
+    void aPodTakenForDownComesBackOnItsFirstAnswerAndIsReportedOnce() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean stalled = new java.util.concurrent.atomic.AtomicBoolean(true);
+        HttpServer s = server(() -> stalled.get() ? 20_000 : 0);
+        try {
+            String url = "http://127.0.0.1:" + s.getAddress().getPort();
+            List<String> down = new CopyOnWriteArrayList<>(), up = new CopyOnWriteArrayList<>();
+            SfuLiveness l = new SfuLiveness(down::add, up::add);
+            long end = System.currentTimeMillis() + 10_000;
+            while (down.isEmpty() && System.currentTimeMillis() < end) {
+                l.probe("sfu-x", url);
+                Thread.sleep(500);
+            }
+            assertThat(down).containsExactly("sfu-x");
+            assertThat(l.downPods()).containsExactly("sfu-x");
+            stalled.set(false);
+            end = System.currentTimeMillis() + 8_000; // a probe sent during the stall may wait out its 3 s first
+            while (l.down("sfu-x") && System.currentTimeMillis() < end) {
+                l.probe("sfu-x", url);
+                Thread.sleep(100);
+            }
+            assertThat(l.down("sfu-x")).as("its first answer brings it back").isFalse();
+            assertThat(up).containsExactly("sfu-x");
+            assertThat(l.downPods()).isEmpty();
+        } finally {
+            s.stop(0);
+        }
+    }
+
+    /** A pod taken for down that then answers slowly (1.5 s, a loaded machine) still comes back: not cut off at 800 ms. */
+    @Test
+    void aPodTakenForDownThatAnswersSlowlyComesBack() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger stall = new java.util.concurrent.atomic.AtomicInteger(20_000);
+        HttpServer s = server(stall::get);
+        try {
+            String url = "http://127.0.0.1:" + s.getAddress().getPort();
+            List<String> down = new CopyOnWriteArrayList<>(), up = new CopyOnWriteArrayList<>();
+            SfuLiveness l = new SfuLiveness(down::add, up::add);
+            long end = System.currentTimeMillis() + 10_000;
+            while (down.isEmpty() && System.currentTimeMillis() < end) {
+                l.probe("sfu-x", url);
+                Thread.sleep(500);
+            }
+            assertThat(down).containsExactly("sfu-x");
+            stall.set(1_500);
+            end = System.currentTimeMillis() + 8_000;
+            while (l.down("sfu-x") && System.currentTimeMillis() < end) {
+                l.probe("sfu-x", url);
+                Thread.sleep(100);
+            }
+            assertThat(up).as("a 1.5 s answer of a pod taken for down counts").containsExactly("sfu-x");
+        } finally {
+            s.stop(0);
+        }
+    }
 }

@@ -67,6 +67,9 @@ public final class InternalApi implements AutoCloseable {
     private final BooleanSupplier ready;
     private final KeptMediaPaths kept = new KeptMediaPaths(); // test hook (e2ee removal test)
     private volatile boolean draining;
+    /** Test hook ({@link #pause}): requests wait unanswered, as on a starved process. */
+    private final Object pauseLock = new Object();
+    private boolean paused;
     /** Relays between SFUs: their routes live in {@link RelayRoutes}. */
     private final dev.parley.sfu.relay.RelayService relays;
     private final RelayRoutes relayRoutes;
@@ -91,7 +94,32 @@ public final class InternalApi implements AutoCloseable {
     public int port() { return server.getAddress().getPort(); }
     public boolean draining() { return draining; }
 
+    /**
+     * TEST ONLY (failure detection, from in-process tests): while paused every request, {@code /healthz} included,
+     * waits unanswered (a starved or stalled process; media goes on); unpausing answers them and the next ones.
+     */
+    public void pause(boolean on) {
+        synchronized (pauseLock) {
+            paused = on;
+            pauseLock.notifyAll();
+        }
+    }
+
+    private void awaitUnpaused() {
+        synchronized (pauseLock) {
+            while (paused) {
+                try {
+                    pauseLock.wait();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
     private void handle(HttpExchange ex) throws IOException {
+        awaitUnpaused();
         try (ex) {
             String path = ex.getRequestURI().getPath();
             String method = ex.getRequestMethod();
@@ -406,6 +434,7 @@ public final class InternalApi implements AutoCloseable {
 
     @Override
     public void close() {
+        pause(false);
         server.stop(0);
         executor.shutdownNow();
         kept.close();

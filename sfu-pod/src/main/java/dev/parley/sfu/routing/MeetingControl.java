@@ -113,7 +113,11 @@ public final class MeetingControl {
                 if (old != null) unpublish(p, old, eventsUrl, generation);
                 continue;
             }
-            if (old != null) continue;
+            if (old != null && old.upstream == null) continue;
+            // a relayed copy of this track is here already (its publisher moved here and its own connection now
+            // publishes it, e.g. off a draining origin SFU): the local publication replaces the copy, silently (the
+            // track stays published here; its relay, once deleted, finds nothing of its own to unpublish)
+            if (old != null) unpublish(p, old, null, generation);
             PublishedTrack t = new PublishedTrack(p, mp.mid(), mp.isVideo(), mp.codec(), mp.payloadType(), mp.rtxPayloadType(),
                     mp.clockRate(), mp.rids(), mp.ext(ExtensionUris.AUDIO_LEVEL));
             t.screen = p.isScreen(mp.mid(), mp.isVideo());
