@@ -10,7 +10,7 @@ export const JOIN_STEPS = Object.freeze([
   'transport_answered',  // its answer: generation, SFU, connect ticket
   'socket_joined',       // signaling socket open and the server said `joined` (the ticket was accepted)
   'offer_sent',          // the subscribe offer left on the socket
-  'answer_received',     // the SFU's subscribe answer applied (setRemoteDescription done)
+  'answer_received',     // the SFU's subscribe answer arrived and is handed to setRemoteDescription
   'ice_connected',       // subscribe connection: ICE connected
   'dtls_connected',      // subscribe connection: DTLS done (connectionState `connected`)
   'first_rtp',           // first video RTP packet received

@@ -215,8 +215,10 @@ export class MediaSession {
     const pending = this.pendingAnswers.get(kind);
     if (!pc || this.closed) return;
     try {
-      await pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp });
+      // marked when the answer is handed over: ICE (ICE-lite SFU on a short path) may connect before the
+      // setRemoteDescription promise's continuation runs, which put ice_connected before answer_received
       this.o.timeline?.mark(kind === 'subscribe' ? 'answer_received' : 'publish_answer_received');
+      await pc.setRemoteDescription({ type: 'answer', sdp: msg.sdp });
       if (kind === 'subscribe' && msg.slot_assignments) this.applyWholeSlotMap(msg.slot_assignments, msg.slot_version);
       if (pending) { clearTimeout(pending.timer); this.pendingAnswers.delete(kind); pending.resolve(); }
     } catch (e) {

@@ -81,19 +81,11 @@ class SfuLivenessTest {
             String url = "http://127.0.0.1:" + s.getAddress().getPort();
             List<String> down = new CopyOnWriteArrayList<>(), up = new CopyOnWriteArrayList<>();
             SfuLiveness l = new SfuLiveness(down::add, up::add);
-            long end = System.currentTimeMillis() + 10_000;
-            while (down.isEmpty() && System.currentTimeMillis() < end) {
-                l.probe("sfu-x", url);
-                Thread.sleep(500);
-            }
+            probeUntilDown(l, url, down);
             assertThat(down).containsExactly("sfu-x");
             assertThat(l.downPods()).containsExactly("sfu-x");
             stalled.set(false);
-            end = System.currentTimeMillis() + 8_000; // a probe sent during the stall may wait out its 3 s first
-            while (l.down("sfu-x") && System.currentTimeMillis() < end) {
-                l.probe("sfu-x", url);
-                Thread.sleep(100);
-            }
+            probeWhileDown(l, url); // a probe sent during the stall may wait out its 3 s first
             assertThat(l.down("sfu-x")).as("its first answer brings it back").isFalse();
             assertThat(up).containsExactly("sfu-x");
             assertThat(l.downPods()).isEmpty();
@@ -111,21 +103,31 @@ class SfuLivenessTest {
             String url = "http://127.0.0.1:" + s.getAddress().getPort();
             List<String> down = new CopyOnWriteArrayList<>(), up = new CopyOnWriteArrayList<>();
             SfuLiveness l = new SfuLiveness(down::add, up::add);
-            long end = System.currentTimeMillis() + 10_000;
-            while (down.isEmpty() && System.currentTimeMillis() < end) {
-                l.probe("sfu-x", url);
-                Thread.sleep(500);
-            }
+            probeUntilDown(l, url, down);
             assertThat(down).containsExactly("sfu-x");
             stall.set(1_500);
-            end = System.currentTimeMillis() + 8_000;
-            while (l.down("sfu-x") && System.currentTimeMillis() < end) {
-                l.probe("sfu-x", url);
-                Thread.sleep(100);
-            }
+            probeWhileDown(l, url);
             assertThat(up).as("a 1.5 s answer of a pod taken for down counts").containsExactly("sfu-x");
         } finally {
             s.stop(0);
+        }
+    }
+
+    /** Probes every 500 ms until {@code down} reports the pod (at most 10 s). */
+    private static void probeUntilDown(SfuLiveness l, String url, List<String> down) throws InterruptedException {
+        long end = System.currentTimeMillis() + 10_000;
+        while (down.isEmpty() && System.currentTimeMillis() < end) {
+            l.probe("sfu-x", url);
+            Thread.sleep(500);
+        }
+    }
+
+    /** Probes every 100 ms while the pod is down (at most 8 s). */
+    private static void probeWhileDown(SfuLiveness l, String url) throws InterruptedException {
+        long end = System.currentTimeMillis() + 8_000;
+        while (l.down("sfu-x") && System.currentTimeMillis() < end) {
+            l.probe("sfu-x", url);
+            Thread.sleep(100);
         }
     }
 }
