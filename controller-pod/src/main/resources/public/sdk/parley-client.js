@@ -9,7 +9,7 @@
 import { ApiClient } from './api.js';
 import { SignalingClient } from './signaling.js';
 import { MediaSession } from './media.js';
-import { Store, initialState, applyEvent, applyRosterDelta, applyRosterSummary, applySnapshot, normalParticipant, withNotice, canTransition, isModerator } from './state.js';
+import { Store, initialState, applyEvent, applyRosterDelta, applyRosterSummary, applySnapshot, reapply, MEMBERSHIP_EVENTS, normalParticipant, withNotice, canTransition, isModerator } from './state.js';
 import { CommandQueue, isNeverReplayed } from './command-queue.js';
 import { ParleyError, describeCode } from './problem.js';
 import { uuid, idempotencyKey } from './ids.js';
@@ -99,6 +99,8 @@ export class ParleyClient {
     this.speakerWatch = [];
     /** paged roster: ids whose roster entries are being fetched (`#learnUnknown`) @type {Set<string>} */
     this.learning = new Set();
+    /** @type {Set<Object[]>} membership events heard while a snapshot or roster read is in flight (see #startReading) */
+    this.reading = new Set();
     /** paged roster: participants watched besides the roster page (`watchParticipants`) */
     /** @type {string[]} */ this.extraWatch = [];
     this.lastServerSpeakersAt = 0;
@@ -596,6 +598,7 @@ export class ParleyClient {
     if (!ev.volatile) console.debug(`parley: event ${cursor} ${ev.type} ${ev.participant_id ?? ''} ${ev.admission_state ?? ''}`);
     const before = this.state;
     const { state, effects } = applyEvent(before, ev);
+    this.#heardWhileReading([ev]);
     this.store.set(cursor ? { ...state, cursor } : state);
     if (ev.type === 'active_speakers') {
       this.lastServerSpeakersAt = performance.now();
@@ -631,6 +634,7 @@ export class ParleyClient {
   handleRosterDelta(msg) {
     const before = this.state;
     const { state, effects, events } = applyRosterDelta(before, msg);
+    this.#heardWhileReading(events);
     this.store.set({ ...state, cursor: msg.cursor });
     this.#runEffects(effects);
     if (Object.keys(this.state.participants).length !== Object.keys(before.participants).length) this.#refreshSubscriptionsSoon();
@@ -645,6 +649,7 @@ export class ParleyClient {
   handleRosterSummary(msg) {
     const before = this.state;
     const { state, effects, events } = applyRosterSummary(before, msg);
+    this.#heardWhileReading(events);
     this.store.set(msg.cursor ? { ...state, cursor: msg.cursor } : state);
     this.#runEffects(effects);
     if (!before.roster.paged && this.rosterLoaded) this.rosterPage({}).catch(() => {}); // just turned paged: watch page 1
@@ -662,7 +667,13 @@ export class ParleyClient {
    */
   async rosterPage(o = {}) {
     const limit = Math.min(500, Math.max(1, Math.floor(o.limit ?? this.state.roster.page?.limit ?? 50)));
-    const r = await this.api.participants(/** @type {string} */ (this.meetingId), o.cursor ?? undefined, limit);
+    const heard = this.#startReading();
+    let r;
+    try {
+      r = await this.api.participants(/** @type {string} */ (this.meetingId), o.cursor ?? undefined, limit);
+    } finally {
+      this.#stopReading(heard);
+    }
     const list = (r.participants || r.items || []).filter((p) => String(p.participant_id) !== this.state.self.participant_id);
     const ids = list.map((p) => String(p.participant_id));
     this.store.set((s) => {
@@ -672,7 +683,7 @@ export class ParleyClient {
         if (p.admission_state === 'admitted') participants[id] = normalParticipant(p, participants[id] || {});
         else delete participants[id];
       }
-      return { participants, roster: { ...s.roster, page: { cursor: o.cursor ?? null, next: r.next_cursor ?? null, limit, ids } } };
+      return reapply({ ...s, participants, roster: { ...s.roster, page: { cursor: o.cursor ?? null, next: r.next_cursor ?? null, limit, ids } } }, heard);
     });
     this.#sendRosterPage();
     return { participants: list, next_cursor: r.next_cursor ?? null };
@@ -808,11 +819,37 @@ export class ParleyClient {
         : source === 'video' ? 'The host turned off your camera.' : 'The host stopped your screen share.');
   }
 
+  /**
+   * The snapshot and the roster are read models: an answer can predate events this socket already applied (a
+   * participant admitted while the read was on its way, or not yet projected). Events heard while a read is in
+   * flight are kept and applied again on top of its answer, so the answer never takes back what they said.
+   * @returns {Object[]}
+   */
+  #startReading() {
+    const heard = [];
+    this.reading.add(heard);
+    return heard;
+  }
+
+  #stopReading(heard) { this.reading.delete(heard); }
+
+  #heardWhileReading(events) {
+    if (this.reading.size === 0) return;
+    const membership = events.filter((ev) => MEMBERSHIP_EVENTS.has(ev.type));
+    for (const heard of this.reading) heard.push(...membership);
+  }
+
   /** Replace local knowledge with a snapshot (+ roster); returns the snapshot's cursor. */
   async resync() {
-    const [snap, roster] = await Promise.all([this.api.snapshot(/** @type {string} */ (this.meetingId)), this.#roster().catch(() => null)]);
+    const heard = this.#startReading();
+    let snap, roster;
+    try {
+      [snap, roster] = await Promise.all([this.api.snapshot(/** @type {string} */ (this.meetingId)), this.#roster().catch(() => null)]);
+    } finally {
+      this.#stopReading(heard);
+    }
     const before = this.state;
-    const next = applySnapshot(before, snap, roster);
+    const next = reapply(applySnapshot(before, snap, roster), heard);
     console.debug(`parley: snapshot ${snap.control_cursor} roster ${roster ? roster.participants.map((p) => p.participant_id + '/' + p.admission_state).join(',') : 'unavailable'}`);
     this.store.set(next);
     if (before.self.permissions.audio.allowed && !next.self.permissions.audio.allowed) this.#enforceOff('audio');

@@ -448,6 +448,19 @@ export function applyRosterSummary(state, msg) {
   return { ...r, state: { ...r.state, roster: { ...(r.state.roster || {}), paged: true, count, waiting, byRole } } };
 }
 
+/** The events that say who is in the meeting (a snapshot or roster answer replaces what they said). */
+export const MEMBERSHIP_EVENTS = new Set(['participant_waiting', 'participant_admitted', 'participant_left', 'participant_removed', 'participant_denied']);
+
+/**
+ * Applies events again on top of a state made from a read model's answer (their effects already ran when they
+ * first arrived): what the events said wins over an answer that may predate them.
+ */
+export function reapply(state, events) {
+  let s = state;
+  for (const ev of events) s = applyEvent(s, ev).state;
+  return s;
+}
+
 /**
  * Seed a state from `GET /snapshot` (+ optional roster page). Replaces, never merges, what we knew:
  * after a snapshot the old event history is irrelevant.

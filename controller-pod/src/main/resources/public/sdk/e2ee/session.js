@@ -216,9 +216,15 @@ export class E2eeSession {
     const kid = this.tag * 65536 + (this.generation % 65536);
     const baseKey = globalThis.crypto.getRandomValues(new Uint8Array(16));
     this.current = { kid, generation: this.generation, baseKey };
-    await this.o.cryptor.setKey(kid, baseKey, this.o.selfId, this.generation);
+    // The worker installs the key while the envelopes are sealed and sent (a busy worker answers late; the
+    // receivers' head start need not wait for it). Both are done before the switch delay starts.
+    const installed = Promise.resolve(this.o.cryptor.setKey(kid, baseKey, this.o.selfId, this.generation));
     this.#note({ rotation: reason, generation: this.generation, to });
-    await this.#sendKey(to);
+    try {
+      await this.#sendKey(to);
+    } finally {
+      await installed;
+    }
     const sentAt = performance.now();
     this.counts.rotations++;
     this.lastRotation = { reason, startedAt, startedWallMs, sentAt, inUseAt: 0, inUseWallMs: 0 };

@@ -161,18 +161,21 @@ class E2eeBrowserIT {
             Map<String, Long> genBefore = new java.util.HashMap<>();
             for (BrowserParticipant p : remaining) genBefore.put(p.name, num(e2ee(p, "c.e2ee.session.generation")));
             long t0 = System.currentTimeMillis();
-            host.page.evaluate("(pid) => window.parleyApp.client.remove(pid)", cPid);
+            host.page.evaluate("(pid) => { window.__removeSent = Date.now(); window.parleyApp.client.remove(pid).then(() => { window.__removeDone = Date.now(); }); }", cPid);
             for (BrowserParticipant p : remaining) {
                 BrowserParticipant.awaitTrue(() -> num(e2ee(p, "c.e2ee.session.generation")) > genBefore.get(p.name)
                         && num(e2ee(p, "c.e2ee.session.lastRotation.inUseWallMs")) > 0, Duration.ofSeconds(10), p.name + " rotated: " + status(p));
                 long started = num(e2ee(p, "c.e2ee.session.lastRotation.startedWallMs"));
                 long inUse = num(e2ee(p, "c.e2ee.session.lastRotation.inUseWallMs"));
-                System.out.printf("e2ee removal: %s started its rotation %d ms and uses its new key %d ms after the remove command%n",
-                        p.name, started - t0, inUse - t0);
+                long heard = num(e2ee(p, "(c.e2ee.session.history.find((h) => h.roster && h.roster.gone.includes('" + cPid + "')) || {}).at || 0"));
+                System.out.printf("e2ee removal: %s heard of the departure %d ms, started its rotation %d ms and uses its new key %d ms after the remove command%n",
+                        p.name, heard - t0, started - t0, inUse - t0);
                 assertThat(started).as(p.name + "'s newest key was made after the remove command").isGreaterThanOrEqualTo(t0);
                 assertThat(inUse - t0).as(p.name + " uses a new key within 1 s of the removal").isLessThan(1000);
                 assertThat(String.valueOf(e2ee(p, "c.e2ee.session.lastRotation.reason"))).as(status(p)).isEqualTo("departure");
             }
+            System.out.printf("e2ee removal: the remove command was sent %d ms and answered %d ms after the remove command%n",
+                    num(host.page.evaluate("() => window.__removeSent")) - t0, num(host.page.evaluate("() => window.__removeDone || 0")) - t0);
             c.page.waitForSelector("[data-testid=end-screen][data-kind=removed]", new Page.WaitForSelectorOptions().setTimeout(10000));
 
             // C still receives the remaining senders' video, now under keys it never got: it decodes none of it.
