@@ -77,6 +77,11 @@ public final class ClientTransport implements AutoCloseable {
     /** The UDP port the client's candidate is on (for a trickled candidate). */
     public int localPort() throws IOException { return ((InetSocketAddress) ch.getLocalAddress()).getPort(); }
 
+    /** Tests: how long to wait between ICE and the DTLS handshake (a slow handshake, as a busy browser's). */
+    public volatile long dtlsDelayMillis;
+    /** When the DTLS handshake was done (System.nanoTime), 0 before. */
+    public volatile long connectedAtNanos;
+
     /** Applies the SFU's answer: ICE checks until answered, then the DTLS handshake as client (blocking). */
     public void connect(String answerSdp) throws IOException {
         SessionDescription a = SessionDescription.parse(answerSdp);
@@ -122,10 +127,14 @@ public final class ClientTransport implements AutoCloseable {
             check();
             try { Thread.sleep(50); } catch (InterruptedException e) { Thread.currentThread().interrupt(); return; }
         }
+        if (dtlsDelayMillis > 0) {
+            try { Thread.sleep(dtlsDelayMillis); } catch (InterruptedException e) { Thread.currentThread().interrupt(); return; }
+        }
         DtlsEndpoint dtls = new DtlsEndpoint(dtlsServer, CERT, fp, OFFERED_PROFILES, dtlsQueue);
         DtlsSrtpKeys keys = dtls.handshake();
         tx = keys.outbound();
         rx = keys.inbound();
+        connectedAtNanos = System.nanoTime();
         Thread.ofVirtual().start(dtls::drain);
     }
 

@@ -103,6 +103,20 @@ public final class RelayLab implements AutoCloseable {
         return new Receiver(s, audio, video, lastVideo);
     }
 
+    /**
+     * A subscriber with one audio and one video slot whose packets go to {@code sink} as they arrive, waiting
+     * {@code dtlsDelayMillis} between ICE and the DTLS handshake (a slow handshake, as a busy browser's).
+     */
+    public Subscriber subscribeSlowly(SfuServer sfu, String meeting, String pid, ClientTransport.MediaSink sink, long dtlsDelayMillis)
+            throws IOException {
+        Subscriber s = new Subscriber(pid, 1, new org.HdrHistogram.Recorder(3));
+        ClientTransport t = new ClientTransport(sink);
+        t.dtlsDelayMillis = dtlsDelayMillis;
+        s.transport = t;
+        t.connect(transport(sfu, meeting, pid, "subscribe", s.offer(t)).get("sdp_answer").asText());
+        return s;
+    }
+
     private JsonNode transport(SfuServer sfu, String meeting, String pid, String kind, String offer) {
         ObjectNode n = json.createObjectNode();
         n.put("meeting_id", meeting).put("participant_id", pid).put("transport_generation", 1).put("controller_epoch", EPOCH)

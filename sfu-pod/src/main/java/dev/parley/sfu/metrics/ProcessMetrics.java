@@ -67,6 +67,8 @@ public final class ProcessMetrics {
         counter(sb, "parley_sfu_rtx_repairs_total", "RTX packets from publishers that repaired a missing packet", sum(m -> m.rtxRepairs));
         counter(sb, "parley_sfu_twcc_feedback_sent_total", "transport-cc feedback messages sent to publishers", sum(m -> m.twccFeedbackSent));
         counter(sb, "parley_sfu_plis_sent_total", "PLIs sent to publishers", sum(m -> m.plisSent));
+        counter(sb, "parley_sfu_keyframe_holds_replayed_total", "new subscribers' slots started from the packets held since the keyframe",
+                sum(m -> m.keyframeHoldsReplayed));
         counter(sb, "parley_sfu_plis_received_total", "PLI/FIR received from subscribers", sum(m -> m.plisReceived));
         counter(sb, "parley_sfu_twcc_feedback_total", "transport-cc feedback blocks from subscribers applied to their estimators", sum(m -> m.twccFeedback));
         counter(sb, "parley_sfu_srtp_auth_failures_total", "SRTP/SRTCP packets failing authentication", sum(m -> m.srtpAuthFailures));

@@ -17,6 +17,8 @@ public final class SfuMetrics {
     public final LongAdder ingressPackets = new LongAdder(), forwardedPackets = new LongAdder();
     public final LongAdder nacksReceived = new LongAdder(), retransmissions = new LongAdder(), nacksSent = new LongAdder();
     public final LongAdder plisSent = new LongAdder(), plisReceived = new LongAdder();
+    /** A new subscriber's slot started from the packets its layer held since the keyframe (routing.KeyframeHold). */
+    public final LongAdder keyframeHoldsReplayed = new LongAdder();
     public final LongAdder srtpAuthFailures = new LongAdder(), stunRequests = new LongAdder();
     /** Retransmissions sent as RTX (subset of retransmissions); RTX packets from publishers that repaired a loss. */
     public final LongAdder rtxSent = new LongAdder(), rtxRepairs = new LongAdder();

@@ -21,6 +21,8 @@ final class Layer {
     long received;
     long lastSrNtpMiddle;
     long lastSrAtNanos;
+    /** Packets since the newest keyframe while a new subscriber of this layer is in its handshake (null: none). */
+    KeyframeHold hold;
     /** RTX stream repairing this layer (0 = not seen yet). */
     int rtxSsrc;
     /** Bytes received on this layer (RTP packets as they arrived) and the rate measured from them (allocation input). */

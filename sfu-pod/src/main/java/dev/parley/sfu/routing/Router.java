@@ -167,7 +167,60 @@ public final class Router implements TransportListener {
         events.publish(pub ? p.publishEventsUrl : p.subscribeEventsUrl, SfuEvent.TRANSPORT_CONNECTED, p.meeting.id, p.id,
                 pub ? p.publishGeneration : p.subscribeGeneration, data);
         long now = System.nanoTime();
-        if (!pub) for (Slot s : p.slots) if (s.track != null && s.track.video) for (Layer l : s.track.layers) rtcp.requestKeyframe(l, now, true);
+        if (pub) return;
+        for (Slot s : p.slots) {
+            if (s.track == null || !s.track.video) continue;
+            Layer held = heldLayer(s);
+            if (held != null) replayHold(s, held, now);
+            for (Layer l : s.track.layers) releaseHold(l);
+            // nothing held reached this slot (no keyframe yet, or the hold gave up): ask for one now
+            if (s.current == null || s.waitingKeyframe) for (Layer l : s.track.layers) rtcp.requestKeyframe(l, now, true);
+        }
+        io.flush(); // a loop task, not a read: nothing else flushes what was replayed
+    }
+
+    /**
+     * The one layer whose held packets a new subscriber's slot starts from: its target when the allocator set one
+     * (nothing if that layer holds no keyframe), else the lowest layer holding one (the allocator moves it up as for
+     * any new subscriber). One layer only: each holds its own run from its own keyframe.
+     */
+    private static Layer heldLayer(Slot s) {
+        if (s.target != null) return s.target.hold != null && s.target.hold.ready() ? s.target : null;
+        for (Layer l : s.track.layers) if (l.hold != null && l.hold.ready()) return l;
+        return null;
+    }
+
+    /** Runs what {@code l} held since its keyframe through the new subscriber's slot, in arrival order. */
+    private void replayHold(Slot s, Layer l, long now) {
+        KeyframeHold h = l.hold;
+        byte[] b = h.data();
+        for (int i = 0; i < h.count(); i++) {
+            int off = h.offset(i), len = h.length(i);
+            int hl = RtpPacket.headerLength(b, off, len), pl = RtpPacket.payloadLength(b, off, len);
+            if (hl < 0 || pl < 0) continue;
+            boolean keyframe;
+            Vp8Descriptor vp8 = null;
+            Vp9Descriptor vp9 = null;
+            if (l.track.vp9) {
+                vp9 = l.svc.descriptor;
+                if (!vp9.parse(b, off + hl, pl)) continue;
+                keyframe = vp9.keyframe();
+            } else if (l.track.vp8) {
+                vp8 = l.vp8;
+                if (!vp8.parse(b, off + hl, pl)) continue;
+                keyframe = vp8.keyframe;
+            } else {
+                keyframe = H264Keyframes.isKeyframe(b, off + hl, pl);
+            }
+            s.forward(this, l, b, off, len, hl, pl, keyframe, vp8, vp9, now, false);
+        }
+        metrics.keyframeHoldsReplayed.increment();
+    }
+
+    /** One subscriber that was in its handshake no longer needs {@code l}'s hold. */
+    private static void releaseHold(Layer l) {
+        KeyframeHold h = l.hold;
+        if (h != null && --h.waiters <= 0) l.hold = null;
     }
 
     /**
@@ -180,7 +233,15 @@ public final class Router implements TransportListener {
         Participant p = owners.get(t);
         if (p == null || p.subscribe != t) return;
         long now = System.nanoTime();
-        for (Slot s : p.slots) if (s.track != null && s.track.video) for (Layer l : s.track.layers) rtcp.requestKeyframe(l, now, true);
+        for (Slot s : p.slots) {
+            if (s.track == null || !s.track.video) continue;
+            for (Layer l : s.track.layers) {
+                if (l.hold == null) l.hold = new KeyframeHold();
+                l.hold.waiters++;
+                l.hold.untilNanos = now + KeyframeHold.KEEP_NANOS;
+                rtcp.requestKeyframe(l, now, true);
+            }
+        }
     }
 
     @Override
@@ -236,6 +297,11 @@ public final class Router implements TransportListener {
             if (level >= 0 && p.speakerSlot >= 0) p.meeting.speakers.onAudioLevel(p.speakerSlot, level, now / 1_000_000);
             // top-N audio: may move receivers' slots onto this speaker before the loop below forwards this packet
             if (p.audioSlot >= 0) p.meeting.audio.onLevel(p, level >= 0 ? level : AudioTopN.LEVEL_WITHOUT_EXTENSION, now, events);
+        }
+        KeyframeHold hold = layer.hold;
+        if (hold != null && !repair) {
+            if (now - hold.untilNanos > 0) layer.hold = null;          // nobody came for it
+            else hold.record(b, off, len, keyframe && (vp9 != null ? vp9.startOfPicture() : vp8 == null || (vp8.startOfPartition && vp8.partitionId == 0)));
         }
         List<Slot> slots = tr.slots;
         for (int i = 0; i < slots.size(); i++) slots.get(i).forward(this, layer, b, off, len, hl, pl, keyframe, vp8, vp9, now, repair);
