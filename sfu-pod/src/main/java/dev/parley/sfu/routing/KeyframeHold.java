@@ -1,11 +1,11 @@
 package dev.parley.sfu.routing;
 
 /**
- * The packets of one video layer since its newest keyframe, kept only while a subscriber of the layer is in its DTLS
- * handshake (docs/sfu.md "Time to join"). The keyframe asked for when the handshake began often arrives before the
- * handshake ends, when the new subscriber cannot take it yet; without this it was dropped and the subscriber waited
- * a second PLI → keyframe round after connecting (a paced keyframe: 200 ms and more). With it, the keyframe and the
- * frames after it go out the moment the subscriber is connected.
+ * The packets of one video layer since its newest keyframe, kept only while a new subscriber of the layer waits for
+ * its connection, from its answer to the end of DTLS (docs/sfu.md "Time to join"). The keyframe asked for then
+ * mostly arrives before DTLS is done, when the new subscriber cannot take it yet; without this it was dropped and the
+ * subscriber waited a second PLI → keyframe round after connecting (a paced keyframe: 200 ms and more). With it, the
+ * keyframe and the frames after it go out the moment the subscriber is connected.
  *
  * <p>A new keyframe start restarts the hold; a hold that would exceed {@link #MAX_PACKETS} or {@link #MAX_BYTES}
  * gives up (nothing is replayed; the subscriber asks for a keyframe as before). Buffers are allocated when a hold

@@ -92,13 +92,18 @@ public final class MeetingControl {
             else {
                 p.subscribe = t; p.subscribeGeneration = generation; p.subscribeEventsUrl = eventsUrl;
                 p.resetCongestionControl();
+                router.releaseHolds(p); // a replaced connection's; the new one's start below
             }
         }
         if (publish) {
             p.applyPublishSources(sources);
             applyPublishPlan(p, r.media(), eventsUrl, generation);
         }
-        else applySubscribePlan(p, r.media());
+        else {
+            applySubscribePlan(p, r.media());
+            // keyframes asked for now have the whole ICE + DTLS time to arrive, held until the connection is up
+            if (!renegotiate) router.startHolds(p, System.nanoTime());
+        }
         return new TransportResult(t.id(), r.answer(), publish ? List.of() : assignments(p), p.slotVersion);
     }
 

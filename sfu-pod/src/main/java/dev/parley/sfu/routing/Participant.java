@@ -96,6 +96,8 @@ public final class Participant {
 
     /** When the SFU first saw this participant with no transport, no relayed track and no live grant (0: not so). */
     long orphanSince;
+    /** Layers holding their packets since the keyframe for this subscriber's coming connection (Router, KeyframeHold). */
+    final List<Layer> holding = new ArrayList<>();
     /** Slot in the meeting's active-speaker detector, or -1 while no audio is published. */
     int speakerSlot = -1;
     /** Index in the meeting's top-N audio selector while an audio track is published, else -1. */

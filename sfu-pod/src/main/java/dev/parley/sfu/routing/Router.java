@@ -172,11 +172,39 @@ public final class Router implements TransportListener {
             if (s.track == null || !s.track.video) continue;
             Layer held = heldLayer(s);
             if (held != null) replayHold(s, held, now);
-            for (Layer l : s.track.layers) releaseHold(l);
             // nothing held reached this slot (no keyframe yet, or the hold gave up): ask for one now
             if (s.current == null || s.waitingKeyframe) for (Layer l : s.track.layers) rtcp.requestKeyframe(l, now, true);
         }
+        releaseHolds(p);
         io.flush(); // a loop task, not a read: nothing else flushes what was replayed
+    }
+
+    /**
+     * A new subscribe connection is on its way (its answer is out, or its handshake began): each layer of its slots
+     * holds its packets since the keyframe asked for here, until the connection is up (docs/sfu.md "Time to join").
+     * Once per connection: the earlier call (at the answer) gives the keyframe the most time to arrive.
+     */
+    void startHolds(Participant p, long now) {
+        if (!p.holding.isEmpty()) return;
+        for (Slot s : p.slots) {
+            if (s.track == null || !s.track.video) continue;
+            for (Layer l : s.track.layers) {
+                if (l.hold == null) l.hold = new KeyframeHold();
+                l.hold.waiters++;
+                l.hold.untilNanos = now + KeyframeHold.KEEP_NANOS;
+                p.holding.add(l);
+                rtcp.requestKeyframe(l, now, true);
+            }
+        }
+    }
+
+    /** The subscriber no longer waits for its connection (connected, failed or replaced): its holds are let go. */
+    void releaseHolds(Participant p) {
+        for (Layer l : p.holding) {
+            KeyframeHold h = l.hold;
+            if (h != null && --h.waiters <= 0) l.hold = null;
+        }
+        p.holding.clear();
     }
 
     /**
@@ -217,12 +245,6 @@ public final class Router implements TransportListener {
         metrics.keyframeHoldsReplayed.increment();
     }
 
-    /** One subscriber that was in its handshake no longer needs {@code l}'s hold. */
-    private static void releaseHold(Layer l) {
-        KeyframeHold h = l.hold;
-        if (h != null && --h.waiters <= 0) l.hold = null;
-    }
-
     /**
      * A subscriber's DTLS handshake began: ask its slots' publishers for keyframes now rather than only once DTLS is
      * done (onConnected asks again), so the first decodable frame is not a whole PLI → keyframe round behind the
@@ -232,22 +254,14 @@ public final class Router implements TransportListener {
     public void onHandshakeStarted(WebRtcTransport t) {
         Participant p = owners.get(t);
         if (p == null || p.subscribe != t) return;
-        long now = System.nanoTime();
-        for (Slot s : p.slots) {
-            if (s.track == null || !s.track.video) continue;
-            for (Layer l : s.track.layers) {
-                if (l.hold == null) l.hold = new KeyframeHold();
-                l.hold.waiters++;
-                l.hold.untilNanos = now + KeyframeHold.KEEP_NANOS;
-                rtcp.requestKeyframe(l, now, true);
-            }
-        }
+        startHolds(p, System.nanoTime());
     }
 
     @Override
     public void onFailed(WebRtcTransport t, String reason) {
         LOG.info("transport {} failed: {}", t.id(), reason);
         Participant p = owners.get(t);
+        if (p != null && p.subscribe == t) releaseHolds(p);
         control.closeTransport(t, reason.startsWith("consent") ? SfuEvent.TRANSPORT_CLOSED : SfuEvent.TRANSPORT_FAILED);
         if (p != null && p.publish == null) {
             for (PublishedTrack tr : new ArrayList<>(p.tracksByMid.values())) control.unpublish(p, tr, p.publishEventsUrl, p.publishGeneration);
