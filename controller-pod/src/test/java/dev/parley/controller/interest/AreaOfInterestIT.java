@@ -60,6 +60,8 @@ class AreaOfInterestIT {
         volatile long sequence = -1;
         volatile List<String> interest = List.of();
         volatile long receivedNanos;
+        /** Every interest message as it arrived: sequence and set (diagnostics of a wrong set). */
+        final List<String> history = new CopyOnWriteArrayList<>();
 
         Client(String pid, WsClient ws) {
             this.pid = pid;
@@ -74,6 +76,11 @@ class AreaOfInterestIT {
 
     @BeforeAll
     static void fiftyClientsJoin() throws Exception {
+        // a rerun of failed tests starts the class again in the same JVM: nothing of the first run stays
+        clients.clear();
+        model.clear();
+        errors.clear();
+        collecting = true;
         s = new Scenario(h);
         var r = h.call(0, "POST", "/v1/meetings", s.hostToken, "create-" + UUID.randomUUID(),
                 "{\"title\":\"Plaza\",\"waiting_room_enabled\":false,\"encryption_mode\":\"transport\","
@@ -92,6 +99,12 @@ class AreaOfInterestIT {
             var j = retried(() -> s.join(0, token, UUID.randomUUID()), 201);
             clients.add(new Client(j.text("participant_id"), socket(token, j.text("participant_id"))));
         }
+        // a 10 × 5 lattice with spacing 10: up to 12 neighbours in the radius, so the cap K = 6 and ties by id matter
+        // (here, so that every test, also one rerun alone, starts from everyone placed)
+        for (int i = 0; i < CLIENTS; i++) {
+            move(clients.get(i), 10 * (i % 10), 10 * (i / 10));
+        }
+        assertThat(awaitAgreement(10_000)).as("initial interest sets").isEmpty();
     }
 
     @AfterAll
@@ -157,6 +170,9 @@ class AreaOfInterestIT {
                         errors.add(n);
                     }
                     JsonNode ev = n.path("event");
+                    if ("event".equals(n.path("type").asText()) && "interest".equals(ev.path("type").asText())) {
+                        c.history.add(ev.path("sequence").asLong() + " " + ev.path("participants"));
+                    }
                     if ("event".equals(n.path("type").asText()) && "interest".equals(ev.path("type").asText())
                             && ev.path("sequence").asLong() > c.sequence) {
                         List<String> ids = new ArrayList<>();
@@ -206,7 +222,9 @@ class AreaOfInterestIT {
             for (Client c : clients) {
                 // a set: its order is nearest first when sent, and a mere reordering is not sent again
                 if (model.containsKey(c.pid) && !new HashSet<>(c.interest).equals(new HashSet<>(expected(c.pid)))) {
-                    wrong.add(c.pid + " has " + c.interest + " wants " + expected(c.pid));
+                    List<String> h = c.history;
+                    wrong.add(c.pid + " has " + c.interest + " wants " + expected(c.pid) + "; last messages "
+                            + h.subList(Math.max(0, h.size() - 6), h.size()));
                 }
             }
             if (wrong.isEmpty()) {
@@ -229,11 +247,6 @@ class AreaOfInterestIT {
     @Order(1)
     void eachClientReceivesExactlyTheParticipantsInItsRadiusWithin500msOfAMove() throws Exception {
         Random rnd = new Random(18);
-        // a 10 × 5 lattice with spacing 10: up to 12 neighbours in the radius, so the cap K = 6 and ties by id matter
-        for (int i = 0; i < CLIENTS; i++) {
-            move(clients.get(i), 10 * (i % 10), 10 * (i / 10));
-        }
-        assertThat(awaitAgreement(10_000)).as("initial interest sets").isEmpty();
         long slowest = 0;
         for (int round = 0; round < 15; round++) {
             Thread.sleep(150); // beyond the rate limit's interval: every move of the round is applied at once
