@@ -50,7 +50,7 @@ public final class ClientTransport implements AutoCloseable {
     private QueueDatagramTransport dtlsQueue;
     private String remoteUfrag;
     private byte[] remotePwd;
-    public SrtpContext tx, rx;
+    public volatile SrtpContext tx, rx;
 
     public ClientTransport(MediaSink sink) throws IOException { this(sink, "127.0.0.1"); }
 
@@ -156,6 +156,10 @@ public final class ClientTransport implements AutoCloseable {
         }
     }
 
+    /** SRTP packets that came before the keys (receive loop only), at most {@link #MAX_EARLY}. */
+    private final java.util.ArrayDeque<Object[]> early = new java.util.ArrayDeque<>();
+    private static final int MAX_EARLY = 512;
+
     private void receiveLoop() {
         ByteBuffer buf = ByteBuffer.allocate(2048);
         byte[] b = buf.array();
@@ -172,7 +176,18 @@ public final class ClientTransport implements AutoCloseable {
                     else if (m != null && m.messageType() == IceChecks.BINDING_REQUEST) answerCheck(m);
                 } else if (first >= 20 && first < 64) {
                     dtlsQueue.offer(b, 0, len);
-                } else if (first >= 128 && first < 192 && rx != null) {
+                } else if (first >= 128 && first < 192) {
+                    if (rx == null) {
+                        // SRTP right behind the server's last DTLS flight, before our handshake thread has the keys:
+                        // kept for when it does (a browser reads them in order after the handshake), not dropped
+                        if (early.size() < MAX_EARLY) early.add(new Object[]{java.util.Arrays.copyOf(b, len), now});
+                        continue;
+                    }
+                    while (!early.isEmpty()) {
+                        Object[] e = early.poll();
+                        byte[] eb = (byte[]) e[0];
+                        sink.onSrtp(this, eb, eb.length, (Long) e[1]);
+                    }
                     sink.onSrtp(this, b, len, now);
                 }
             }

@@ -52,8 +52,10 @@ class KeyframeHoldTest {
                 System.out.printf("keyframe hold: first video packet sent %d ms before DTLS was done, arrived %d ms after it%n",
                         (connected - f[1]) / 1_000_000, (f[0] - connected) / 1_000_000);
                 assertThat(f[2]).as("the first video packet starts a keyframe").isEqualTo(1);
+                // held: sent before DTLS was done (a periodic keyframe of the publisher may restart the hold late in the
+                // handshake, so no more margin than 10 ms); the answer to a PLI sent once connected comes after
                 assertThat(connected - f[1]).as("it was sent while the subscriber's handshake still ran (held), not after")
-                        .isGreaterThan(50_000_000L);
+                        .isGreaterThan(10_000_000L);
                 assertThat(f[0] - connected).as("it arrives as soon as DTLS is done").isLessThan(300_000_000L);
                 assertThat(RelayLab.series(lab.metrics(lab.a), "parley_sfu_keyframe_holds_replayed_total")).isGreaterThanOrEqualTo(1);
             } finally {
