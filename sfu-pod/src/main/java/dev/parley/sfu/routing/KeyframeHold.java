@@ -14,7 +14,7 @@ package dev.parley.sfu.routing;
 final class KeyframeHold {
     static final int MAX_PACKETS = 512;
     static final int MAX_BYTES = 1 << 20;
-    /** A hold whose subscribers never connected is dropped this long after the last one began its handshake. */
+    /** A hold whose subscribers never connected is dropped this long after the last one's answer or handshake start. */
     static final long KEEP_NANOS = 3_000_000_000L;
 
     private byte[] data = new byte[64 * 1024];
@@ -22,7 +22,7 @@ final class KeyframeHold {
     private int[] lengths = new int[64];
     private int count, used;
     private boolean started, overflow;
-    /** Subscribers in their handshake that will take the hold when connected. */
+    /** Subscribers waiting for their connection that will take the hold when connected. */
     int waiters;
     /** When the hold ends if nobody took it. */
     long untilNanos;

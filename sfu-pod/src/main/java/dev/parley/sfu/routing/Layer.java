@@ -21,7 +21,7 @@ final class Layer {
     long received;
     long lastSrNtpMiddle;
     long lastSrAtNanos;
-    /** Packets since the newest keyframe while a new subscriber of this layer is in its handshake (null: none). */
+    /** Packets since the newest keyframe while a new subscriber of this layer waits for its connection (null: none). */
     KeyframeHold hold;
     /** RTX stream repairing this layer (0 = not seen yet). */
     int rtxSsrc;
